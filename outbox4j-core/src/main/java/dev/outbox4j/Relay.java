@@ -1,0 +1,71 @@
+package dev.outbox4j;
+
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.Transport;
+
+/**
+ * Drains an outbox: claims a batch of entries, hands each to the transport, marks confirmed ones delivered, schedules
+ * failed ones for another attempt and quarantines those that cannot succeed.
+ *
+ * <p>Three ways to run it: {@link #flush()} runs one pass and reports what it did; {@link #drain(int)} runs passes
+ * until nothing is claimable; {@link #start()} runs passes on a background thread until {@link #close()}.
+ *
+ * <p>Delivery is at-least-once: an entry is marked delivered only after the transport confirmed it, so a crash in
+ * between delivers it again, and consumers dedupe on the message id. Entries of one ordering key go one at a time in
+ * commit order (the store hands out at most one per key); entries of different keys go concurrently, up to the
+ * configured number in flight. Many relays, in one process or many, may drain one store: they share the work through
+ * claims alone.
+ *
+ * <p>Built by {@link #builder(OutboxStore, Transport)}; immutable configuration, thread-safe.
+ */
+public interface Relay extends AutoCloseable {
+
+  /**
+   * @param store where the entries are
+   * @param transport where they go
+   * @return a builder with the defaults
+   */
+  static RelayBuilder builder(OutboxStore store, Transport transport) {
+    return new RelayBuilder(store, transport);
+  }
+
+  /**
+   * Runs one pass: claims up to a batch, delivers it, records every outcome. Safe to call from several threads; each
+   * call claims its own entries.
+   *
+   * @return what the pass did
+   * @throws OutboxException if the store fails; outcomes already confirmed by the transport may then be delivered again
+   */
+  RelayResult flush();
+
+  /**
+   * Runs passes until one claims nothing or {@code maxPasses} passes ran.
+   *
+   * @param maxPasses the most passes; positive
+   * @return the sum of the passes
+   * @throws IllegalArgumentException if maxPasses is not positive
+   */
+  RelayResult drain(int maxPasses);
+
+  /**
+   * Starts the background worker: passes back to back while there is work, and, when idle, a poll that backs off from
+   * the minimum to the maximum poll interval, cut short by {@link #wakeUp()}.
+   *
+   * @throws IllegalStateException if the relay was started or closed before
+   */
+  void start();
+
+  /** Asks the background worker to run a pass now (for example after a commit). Cheap; never blocks. */
+  void wakeUp();
+
+  /** @return {@code true} between {@link #start()} and the end of {@link #close()} */
+  boolean isRunning();
+
+  /**
+   * Stops gracefully: no new claims; deliveries in flight may finish within the shutdown grace period and are then
+   * recorded. Deliveries still unconfirmed after the grace period are left claimed (never marked delivered); their
+   * leases expire and they are delivered again. Idempotent. Does not close the store or the transport.
+   */
+  @Override
+  void close();
+}

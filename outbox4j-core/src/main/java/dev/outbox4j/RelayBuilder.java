@@ -1,0 +1,222 @@
+package dev.outbox4j;
+
+import dev.outbox4j.internal.DefaultRelay;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.Transport;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.random.RandomGenerator;
+
+/**
+ * Configures a {@link Relay}. Not thread-safe; {@link #build()} copies the configuration into an immutable,
+ * thread-safe relay and rejects out-of-range options with a message naming them.
+ */
+public final class RelayBuilder {
+  /** Default entries claimed per pass. */
+  public static final int DEFAULT_BATCH_SIZE = 200;
+  /** Default lease: how long a claim holds. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  /** Default longest wait for one delivery's confirmation; must stay below the lease. */
+  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(10);
+  /** Default deliveries in flight at once, across keys. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+  /** Default shortest idle poll. */
+  public static final Duration DEFAULT_MIN_POLL = Duration.ofMillis(10);
+  /** Default longest idle poll. */
+  public static final Duration DEFAULT_MAX_POLL = Duration.ofSeconds(1);
+  /** Default grace period for deliveries in flight at {@link Relay#close()}. */
+  public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
+  /** Default interval between purges of delivered entries (only when the store keeps them). */
+  public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
+
+  private final OutboxStore store;
+  private final Transport transport;
+  private int batchSize = DEFAULT_BATCH_SIZE;
+  private Duration lease = DEFAULT_LEASE;
+  private Duration deliveryTimeout = DEFAULT_DELIVERY_TIMEOUT;
+  private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+  private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
+  private Clock clock = Clock.systemUTC();
+  private RandomGenerator random = RandomGenerator.getDefault();
+  private Executor executor = Runnable::run;
+  private ThreadFactory threadFactory = runnable -> {
+    Thread thread = new Thread(runnable, "outbox4j-relay");
+    thread.setDaemon(true);
+    return thread;
+  };
+  private Duration minPoll = DEFAULT_MIN_POLL;
+  private Duration maxPoll = DEFAULT_MAX_POLL;
+  private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+  private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
+  private final List<RelayListener> listeners = new ArrayList<>();
+
+  RelayBuilder(OutboxStore store, Transport transport) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.transport = Objects.requireNonNull(transport, "transport");
+  }
+
+  /**
+   * @param size entries claimed per pass, 1 to 10,000; default {@value #DEFAULT_BATCH_SIZE}
+   * @return this builder
+   */
+  public RelayBuilder withBatchSize(int size) {
+    this.batchSize = size;
+    return this;
+  }
+
+  /**
+   * @param duration how long a claim holds; default 30 s. Must exceed the delivery timeout: a delivery that outlives
+   *     its lease may be sent again by another relay.
+   * @return this builder
+   */
+  public RelayBuilder withLease(Duration duration) {
+    this.lease = Objects.requireNonNull(duration, "lease");
+    return this;
+  }
+
+  /**
+   * @param timeout the longest wait for one delivery's outcome; an unanswered delivery counts as a retryable failure;
+   *     default 10 s; must be below the lease
+   * @return this builder
+   */
+  public RelayBuilder withDeliveryTimeout(Duration timeout) {
+    this.deliveryTimeout = Objects.requireNonNull(timeout, "deliveryTimeout");
+    return this;
+  }
+
+  /**
+   * @param count deliveries in flight at once across keys; default {@value #DEFAULT_MAX_IN_FLIGHT}
+   * @return this builder
+   */
+  public RelayBuilder withMaxInFlight(int count) {
+    this.maxInFlight = count;
+    return this;
+  }
+
+  /**
+   * @param policy when to retry and when to quarantine; default {@link RetryPolicy#ofDefaults()}
+   * @return this builder
+   */
+  public RelayBuilder withRetryPolicy(RetryPolicy policy) {
+    this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
+    return this;
+  }
+
+  /**
+   * @param source the time for claims, leases and retry schedules; default the UTC system clock. Tests pass a settable
+   *     clock and never sleep.
+   * @return this builder
+   */
+  public RelayBuilder withClock(Clock source) {
+    this.clock = Objects.requireNonNull(source, "clock");
+    return this;
+  }
+
+  /**
+   * @param generator the source of retry jitter; default {@link RandomGenerator#getDefault()}
+   * @return this builder
+   */
+  public RelayBuilder withRandom(RandomGenerator generator) {
+    this.random = Objects.requireNonNull(generator, "random");
+    return this;
+  }
+
+  /**
+   * @param dispatcher where {@link Transport#deliver} is called; default the relay's own thread, right for transports
+   *     that return at once. Give a pool to run a blocking transport for several keys at once.
+   * @return this builder
+   */
+  public RelayBuilder withExecutor(Executor dispatcher) {
+    this.executor = Objects.requireNonNull(dispatcher, "executor");
+    return this;
+  }
+
+  /**
+   * @param factory makes the background worker's thread; default a daemon thread named {@code outbox4j-relay}
+   * @return this builder
+   */
+  public RelayBuilder withThreadFactory(ThreadFactory factory) {
+    this.threadFactory = Objects.requireNonNull(factory, "threadFactory");
+    return this;
+  }
+
+  /**
+   * @param min the first idle poll after work; default 10 ms
+   * @param max the ceiling the idle poll backs off to; default 1 s
+   * @return this builder
+   */
+  public RelayBuilder withPollInterval(Duration min, Duration max) {
+    this.minPoll = Objects.requireNonNull(min, "minPoll");
+    this.maxPoll = Objects.requireNonNull(max, "maxPoll");
+    return this;
+  }
+
+  /**
+   * @param grace how long {@link Relay#close()} lets deliveries in flight finish; default 10 s
+   * @return this builder
+   */
+  public RelayBuilder withShutdownGrace(Duration grace) {
+    this.shutdownGrace = Objects.requireNonNull(grace, "shutdownGrace");
+    return this;
+  }
+
+  /**
+   * @param interval how often the background worker purges delivered entries past their retention (only when the
+   *     store keeps them); default 1 min
+   * @return this builder
+   */
+  public RelayBuilder withPurgeInterval(Duration interval) {
+    this.purgeInterval = Objects.requireNonNull(interval, "purgeInterval");
+    return this;
+  }
+
+  /**
+   * @param listener receives the relay's events; may be called several times to add several listeners
+   * @return this builder
+   */
+  public RelayBuilder onEvent(RelayListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+    return this;
+  }
+
+  /**
+   * @return the relay, not yet started
+   * @throws IllegalArgumentException naming the first option out of range
+   */
+  public Relay build() {
+    if (batchSize < 1 || batchSize > 10_000) {
+      throw new IllegalArgumentException("batchSize must be 1..10000, was " + batchSize);
+    }
+    if (maxInFlight < 1) {
+      throw new IllegalArgumentException("maxInFlight must be positive, was " + maxInFlight);
+    }
+    requirePositive("lease", lease);
+    requirePositive("deliveryTimeout", deliveryTimeout);
+    if (deliveryTimeout.compareTo(lease) >= 0) {
+      throw new IllegalArgumentException(
+          "deliveryTimeout (" + deliveryTimeout + ") must be below the lease (" + lease + ")");
+    }
+    requirePositive("minPoll", minPoll);
+    if (maxPoll.compareTo(minPoll) < 0) {
+      throw new IllegalArgumentException("maxPoll (" + maxPoll + ") must not be below minPoll (" + minPoll + ")");
+    }
+    if (shutdownGrace.isNegative()) {
+      throw new IllegalArgumentException("shutdownGrace must not be negative, was " + shutdownGrace);
+    }
+    requirePositive("purgeInterval", purgeInterval);
+    return new DefaultRelay(new DefaultRelay.Settings(store, transport, batchSize, lease, deliveryTimeout, maxInFlight,
+        retryPolicy, clock, random, executor, threadFactory, minPoll, maxPoll, shutdownGrace, purgeInterval,
+        List.copyOf(listeners)));
+  }
+
+  private static void requirePositive(String name, Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + value);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.outbox4j;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Receives what a relay does, for metrics, logs and dashboards. Every method has an empty default; implement the ones
+ * you need. Register with {@link RelayBuilder#onEvent(RelayListener)}.
+ *
+ * <p>Called on relay threads, possibly several at once: implementations must be thread-safe and quick. An exception
+ * thrown by a listener is logged and otherwise ignored. Entries carry payloads: do not log them unless you mean to.
+ */
+public interface RelayListener {
+
+  /**
+   * @param entry the delivered entry, as claimed
+   * @param deliveryTime from the send to the transport's confirmation
+   */
+  default void onDelivered(OutboxEntry entry, Duration deliveryTime) {}
+
+  /**
+   * @param entry the entry, as claimed
+   * @param error what failed
+   * @param nextAttemptAt when it will be tried again
+   */
+  default void onFailed(OutboxEntry entry, String error, Instant nextAttemptAt) {}
+
+  /**
+   * @param entry the entry, as claimed
+   * @param reason why it stopped being retried
+   */
+  default void onQuarantined(OutboxEntry entry, String reason) {}
+
+  /**
+   * The relay could not record an outcome because its claim was lost (it expired and another relay took the entry).
+   *
+   * @param entry the entry, as claimed
+   */
+  default void onClaimLost(OutboxEntry entry) {}
+
+  /** @param report the timings of a pass that claimed at least one entry */
+  default void onBatch(BatchReport report) {}
+
+  /** @param error a failure of a background pass (for example the database is unreachable); the relay backs off */
+  default void onError(Throwable error) {}
+}

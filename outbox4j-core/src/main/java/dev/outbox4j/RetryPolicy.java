@@ -1,0 +1,176 @@
+package dev.outbox4j;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * When a failed delivery is tried again, and when the relay gives up.
+ *
+ * <p>Two shapes: {@linkplain #exponential() exponential} (the default: {@code base × multiplier^(n-1)}, capped, with
+ * full jitter, so a fleet of relays retrying a recovering broker spreads out instead of arriving together) and
+ * {@linkplain #linear() linear} ({@code step × n}, capped). After {@link #maxAttempts()} failed attempts the entry is
+ * quarantined.
+ *
+ * <p>Immutable and thread-safe. Builders are not thread-safe.
+ */
+public final class RetryPolicy {
+  /** Default first delay of the exponential policy: 1 second. */
+  public static final Duration DEFAULT_BASE = Duration.ofSeconds(1);
+  /** Default multiplier of the exponential policy: 2. */
+  public static final double DEFAULT_MULTIPLIER = 2.0;
+  /** Default cap on one delay: 5 minutes. */
+  public static final Duration DEFAULT_CAP = Duration.ofMinutes(5);
+  /** Default attempts before quarantine: 10. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+  private final boolean exponential;
+  private final Duration base;
+  private final double multiplier;
+  private final Duration cap;
+  private final int maxAttempts;
+  private final boolean jitter;
+
+  private RetryPolicy(Builder builder) {
+    this.exponential = builder.exponential;
+    this.base = builder.base;
+    this.multiplier = builder.multiplier;
+    this.cap = builder.cap;
+    this.maxAttempts = builder.maxAttempts;
+    this.jitter = builder.jitter;
+  }
+
+  /** @return the default policy: exponential from 1 s, ×2, capped at 5 min, full jitter, 10 attempts */
+  public static RetryPolicy ofDefaults() {
+    return exponential().build();
+  }
+
+  /** @return a builder for an exponential policy with full jitter, starting from the defaults */
+  public static Builder exponential() {
+    return new Builder(true);
+  }
+
+  /** @return a builder for a linear policy ({@code step × attempts}, capped, no jitter unless asked) */
+  public static Builder linear() {
+    return new Builder(false);
+  }
+
+  /** @return failed attempts after which an entry is quarantined */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /**
+   * @param failedAttempts failed attempts so far, counting the one that just failed
+   * @return {@code true} when no further attempt is allowed
+   */
+  public boolean isExhausted(int failedAttempts) {
+    return failedAttempts >= maxAttempts;
+  }
+
+  /**
+   * The delay before the next attempt.
+   *
+   * @param failedAttempts failed attempts so far, counting the one that just failed; at least 1
+   * @param random a uniformly distributed number in {@code [0, 1)}, used only when jitter is on
+   * @return the delay, between zero and the cap
+   */
+  public Duration delayAfter(int failedAttempts, double random) {
+    int n = Math.max(1, failedAttempts);
+    double nanos = exponential
+        ? base.toNanos() * Math.pow(multiplier, n - 1)
+        : (double) base.toNanos() * n;
+    double capped = Math.min(nanos, cap.toNanos());
+    if (jitter) {
+      capped = capped * Math.min(Math.max(random, 0.0), 1.0);
+    }
+    return Duration.ofNanos((long) capped);
+  }
+
+  @Override
+  public String toString() {
+    return (exponential ? "RetryPolicy[exponential base=" + base + " multiplier=" + multiplier : "RetryPolicy[linear step=" + base)
+        + " cap=" + cap + " maxAttempts=" + maxAttempts + " jitter=" + jitter + "]";
+  }
+
+  /** Configures a {@link RetryPolicy}. Not thread-safe. */
+  public static final class Builder {
+    private final boolean exponential;
+    private Duration base;
+    private double multiplier = DEFAULT_MULTIPLIER;
+    private Duration cap = DEFAULT_CAP;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private boolean jitter;
+
+    private Builder(boolean exponential) {
+      this.exponential = exponential;
+      this.base = DEFAULT_BASE;
+      this.jitter = exponential;
+    }
+
+    /**
+     * @param delay the first delay (exponential) or the step added per attempt (linear); positive; default 1 s
+     * @return this builder
+     */
+    public Builder withBase(Duration delay) {
+      this.base = Objects.requireNonNull(delay, "base");
+      return this;
+    }
+
+    /**
+     * @param factor growth per attempt of the exponential policy; at least 1; default 2
+     * @return this builder
+     */
+    public Builder withMultiplier(double factor) {
+      this.multiplier = factor;
+      return this;
+    }
+
+    /**
+     * @param maximum the longest single delay; positive; default 5 min
+     * @return this builder
+     */
+    public Builder withCap(Duration maximum) {
+      this.cap = Objects.requireNonNull(maximum, "cap");
+      return this;
+    }
+
+    /**
+     * @param attempts failed attempts after which the entry is quarantined; at least 1; default 10
+     * @return this builder
+     */
+    public Builder withMaxAttempts(int attempts) {
+      this.maxAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * @param enabled full jitter: each delay is drawn uniformly from zero to the computed delay; default on for
+     *     exponential, off for linear
+     * @return this builder
+     */
+    public Builder withJitter(boolean enabled) {
+      this.jitter = enabled;
+      return this;
+    }
+
+    /**
+     * @return the policy
+     * @throws IllegalArgumentException naming the option that is out of range
+     */
+    public RetryPolicy build() {
+      if (base.isNegative() || base.isZero()) {
+        throw new IllegalArgumentException("base must be positive, was " + base);
+      }
+      if (cap.isNegative() || cap.isZero()) {
+        throw new IllegalArgumentException("cap must be positive, was " + cap);
+      }
+      if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+        throw new IllegalArgumentException("multiplier must be at least 1, was " + multiplier);
+      }
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+      }
+      return new RetryPolicy(this);
+    }
+  }
+}

@@ -1,0 +1,584 @@
+package dev.outbox4j.memory;
+
+import dev.outbox4j.DuplicateMessageException;
+import dev.outbox4j.EntryNotFoundException;
+import dev.outbox4j.EntryStatus;
+import dev.outbox4j.Message;
+import dev.outbox4j.MessageLimits;
+import dev.outbox4j.OptimisticConflictException;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.Retention;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A process-local reference {@link OutboxStore} that implements the whole contract: leases, fencing, one entry per
+ * ordering key in flight, quarantine blocking only its key, versions on every entry. For tests, demos and
+ * single-process applications that do not need durability; it passes the same contract suites as the database stores.
+ *
+ * <p>Writes through {@link #outbox()} are buffered in an {@link InMemoryTransaction} and become visible atomically at
+ * commit, in commit order, so the in-memory outbox also shows what a rollback means.
+ *
+ * <p>Thread-safe: every operation runs under one lock.
+ */
+public final class InMemoryOutboxStore implements OutboxStore {
+  private static final int MAX_TEXT = 2000;
+
+  /** Mutable per-entry state; guarded by the store's lock. */
+  private static final class Row {
+    OutboxEntry entry;
+    @Nullable UUID claimToken;
+    @Nullable Instant leaseUntil;
+
+    Row(OutboxEntry entry) {
+      this.entry = entry;
+    }
+  }
+
+  private final Object lock = new Object();
+  private final Clock clock;
+  private final Retention retention;
+  private final MessageLimits limits;
+  private final Map<UUID, Row> byId = new HashMap<>();
+  /** Undelivered entries (pending, failed, quarantined) in delivery order. */
+  private final TreeMap<Long, Row> undelivered = new TreeMap<>();
+  /** Delivered entries kept for retention, in delivery order. */
+  private final TreeMap<Long, Row> delivered = new TreeMap<>();
+  private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
+  private long nextSequence = 1;
+
+  private InMemoryOutboxStore(Builder builder) {
+    this.clock = builder.clock;
+    this.retention = builder.retention;
+    this.limits = builder.limits;
+  }
+
+  /** @return a builder with the defaults: system UTC clock, delete on delivery, default message limits */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return a store with the defaults */
+  public static InMemoryOutboxStore create() {
+    return builder().build();
+  }
+
+  /** @return the write side of this store: messages written in an {@link InMemoryTransaction} appear at commit */
+  public InMemoryOutbox outbox() {
+    return new InMemoryOutbox(this);
+  }
+
+  /** @return a new transaction for {@link #outbox()} writes */
+  public InMemoryTransaction begin() {
+    return new InMemoryTransaction(this);
+  }
+
+  /**
+   * @param listener run after every commit that added entries (for example {@code relay::wakeUp}); must be quick
+   */
+  public void addCommitListener(Runnable listener) {
+    commitListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  // ------------------------------------------------------------------------------------------ introspection
+
+  /**
+   * @param id an entry id
+   * @return its failed attempts, or 0 when unknown
+   */
+  public int attemptsOf(UUID id) {
+    synchronized (lock) {
+      Row row = byId.get(id);
+      return row == null ? 0 : row.entry.attempts();
+    }
+  }
+
+  /**
+   * @param id an entry id
+   * @return its last error, or empty
+   */
+  public Optional<String> lastErrorOf(UUID id) {
+    synchronized (lock) {
+      Row row = byId.get(id);
+      return row == null ? Optional.empty() : Optional.ofNullable(row.entry.lastError());
+    }
+  }
+
+  /** @return entries waiting for delivery (pending or failed), claimed ones included */
+  public int pendingCount() {
+    synchronized (lock) {
+      int count = 0;
+      for (Row row : undelivered.values()) {
+        if (row.entry.status().isDeliverable()) {
+          count++;
+        }
+      }
+      return count;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ claim face
+
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, was " + lease);
+    }
+    UUID token = UUID.randomUUID();
+    Instant leaseUntil = now.plus(lease);
+    List<Claim> claims = new ArrayList<>();
+    synchronized (lock) {
+      Set<String> keysSeen = new HashSet<>();
+      for (Row row : undelivered.values()) {
+        String key = row.entry.message().orderingKey().orElse(null);
+        if (key != null && !keysSeen.add(key)) {
+          continue; // not the head of its key
+        }
+        if (isClaimable(row, now)) {
+          row.claimToken = token;
+          row.leaseUntil = leaseUntil;
+          row.entry = bump(row.entry);
+          claims.add(new Claim(row.entry, token, leaseUntil));
+          if (claims.size() == limit) {
+            break;
+          }
+        }
+      }
+    }
+    return claims;
+  }
+
+  private static boolean isClaimable(Row row, Instant now) {
+    return row.entry.status().isDeliverable()
+        && !row.entry.availableAt().isAfter(now)
+        && (row.leaseUntil == null || !row.leaseUntil.isAfter(now));
+  }
+
+  @Override
+  public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
+    List<Claim> lost = new ArrayList<>();
+    synchronized (lock) {
+      for (Claim claim : claims) {
+        Row row = fenced(claim);
+        if (row == null) {
+          lost.add(claim);
+          continue;
+        }
+        retire(row, now, null);
+      }
+    }
+    return lost;
+  }
+
+  @Override
+  public boolean markFailed(Claim claim, String error, Instant nextAttemptAt) {
+    synchronized (lock) {
+      Row row = fenced(claim);
+      if (row == null) {
+        return false;
+      }
+      OutboxEntry e = row.entry;
+      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED, e.attempts() + 1, clip(error), null,
+          e.createdAt(), nextAttemptAt, null, null, e.version() + 1));
+      return true;
+    }
+  }
+
+  @Override
+  public boolean quarantine(Claim claim, String reason) {
+    synchronized (lock) {
+      Row row = fenced(claim);
+      if (row == null) {
+        return false;
+      }
+      OutboxEntry e = row.entry;
+      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts() + 1, clip(reason),
+          clip(reason), e.createdAt(), e.availableAt(), null, null, e.version() + 1));
+      return true;
+    }
+  }
+
+  @Override
+  public List<OutboxEntry> quarantined(QuarantineQuery query) {
+    List<OutboxEntry> page = new ArrayList<>();
+    synchronized (lock) {
+      Long after = query.afterSequence();
+      Map<Long, Row> rows = after == null ? undelivered : undelivered.tailMap(after, false);
+      for (Row row : rows.values()) {
+        if (row.entry.status() == EntryStatus.QUARANTINED) {
+          page.add(row.entry);
+          if (page.size() == query.limit()) {
+            break;
+          }
+        }
+      }
+    }
+    return page;
+  }
+
+  @Override
+  public boolean requeue(UUID id, Instant now) {
+    synchronized (lock) {
+      Row row = byId.get(id);
+      if (row == null || row.entry.status() != EntryStatus.QUARANTINED) {
+        return false;
+      }
+      OutboxEntry e = row.entry;
+      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.PENDING, 0, e.lastError(), null, e.createdAt(),
+          now, null, null, e.version() + 1));
+      return true;
+    }
+  }
+
+  @Override
+  public boolean discard(UUID id) {
+    synchronized (lock) {
+      Row row = byId.get(id);
+      if (row == null || row.entry.status() != EntryStatus.QUARANTINED) {
+        return false;
+      }
+      remove(row);
+      return true;
+    }
+  }
+
+  @Override
+  public int purgeDelivered(Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    Optional<Duration> keep = retention.keepPeriod();
+    if (keep.isEmpty()) {
+      return 0;
+    }
+    Instant cutoff = now.minus(keep.get());
+    int purged = 0;
+    synchronized (lock) {
+      Iterator<Row> rows = delivered.values().iterator();
+      while (rows.hasNext() && purged < limit) {
+        Row row = rows.next();
+        Instant at = row.entry.deliveredAt();
+        if (at != null && !at.isAfter(cutoff)) {
+          rows.remove();
+          byId.remove(row.entry.id());
+          purged++;
+        }
+      }
+    }
+    return purged;
+  }
+
+  @Override
+  public OutboxStats stats(Instant now) {
+    synchronized (lock) {
+      long pending = 0;
+      long inFlight = 0;
+      long quarantinedCount = 0;
+      Instant oldest = null;
+      for (Row row : undelivered.values()) {
+        if (row.entry.status() == EntryStatus.QUARANTINED) {
+          quarantinedCount++;
+          continue;
+        }
+        pending++;
+        if (row.leaseUntil != null && row.leaseUntil.isAfter(now)) {
+          inFlight++;
+        }
+        if (oldest == null || row.entry.createdAt().isBefore(oldest)) {
+          oldest = row.entry.createdAt();
+        }
+      }
+      return new OutboxStats(pending, inFlight, quarantinedCount, oldest);
+    }
+  }
+
+  @Override
+  public Retention retention() {
+    return retention;
+  }
+
+  // ------------------------------------------------------------------------------------------ entry face
+
+  @Override
+  public OutboxEntry enqueue(Message message) {
+    limits.check(message);
+    synchronized (lock) {
+      if (byId.containsKey(message.id())) {
+        throw new DuplicateMessageException(message.id(), null);
+      }
+      return insert(OutboxEntry.pending(message, clock.instant()));
+    }
+  }
+
+  @Override
+  public Optional<OutboxEntry> find(UUID id) {
+    synchronized (lock) {
+      Row row = byId.get(id);
+      return row == null ? Optional.empty() : Optional.of(row.entry);
+    }
+  }
+
+  @Override
+  public List<OutboxEntry> findPending(int max) {
+    requirePositive(max);
+    List<OutboxEntry> found = new ArrayList<>();
+    synchronized (lock) {
+      for (Row row : undelivered.values()) {
+        if (row.entry.status() == EntryStatus.PENDING) {
+          found.add(row.entry);
+          if (found.size() == max) {
+            break;
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public List<OutboxEntry> findRetryReady(Instant now, int max) {
+    requirePositive(max);
+    List<OutboxEntry> found = new ArrayList<>();
+    synchronized (lock) {
+      for (Row row : undelivered.values()) {
+        if (row.entry.status() == EntryStatus.FAILED && !row.entry.availableAt().isAfter(now)) {
+          found.add(row.entry);
+          if (found.size() == max) {
+            break;
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result) {
+    synchronized (lock) {
+      return retire(current(entry), clock.instant(), result);
+    }
+  }
+
+  @Override
+  public OutboxEntry markFailed(OutboxEntry entry, String error, @Nullable Instant nextRetryAt) {
+    synchronized (lock) {
+      Row row = current(entry);
+      OutboxEntry e = row.entry;
+      Instant next = nextRetryAt != null ? nextRetryAt : clock.instant();
+      return set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED, e.attempts() + 1, clip(error),
+          null, e.createdAt(), next, null, null, e.version() + 1));
+    }
+  }
+
+  @Override
+  public OutboxEntry markDeadLettered(OutboxEntry entry, String error, @Nullable String reason) {
+    synchronized (lock) {
+      Row row = current(entry);
+      OutboxEntry e = row.entry;
+      return set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts(), clip(error),
+          clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version() + 1));
+    }
+  }
+
+  @Override
+  public OutboxEntry save(OutboxEntry entry) {
+    limits.check(entry.message());
+    synchronized (lock) {
+      Row row = byId.get(entry.id());
+      if (row == null) {
+        OutboxEntry stored = insert(entry);
+        if (stored.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
+          remove(byId.get(stored.id()));
+        }
+        return stored;
+      }
+      if (row.entry.version() != entry.version()) {
+        throw new OptimisticConflictException(entry.id(), entry.version());
+      }
+      OutboxEntry e = row.entry;
+      OutboxEntry updated = new OutboxEntry(e.message(), e.sequence(), entry.status(), entry.attempts(),
+          clip(entry.lastError()), clip(entry.quarantineReason()), e.createdAt(), entry.availableAt(),
+          entry.deliveredAt(), clip(entry.deliveryResult()), e.version() + 1);
+      if (updated.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
+        remove(row);
+        return updated;
+      }
+      return set(row, updated);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ internals
+
+  /** Applies a committed transaction: all or nothing, in the order written. */
+  void commit(List<Message> messages) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    synchronized (lock) {
+      Set<UUID> ids = new HashSet<>();
+      for (Message message : messages) {
+        if (byId.containsKey(message.id()) || !ids.add(message.id())) {
+          throw new DuplicateMessageException(message.id(), null);
+        }
+      }
+      Instant now = clock.instant();
+      for (Message message : messages) {
+        insert(OutboxEntry.pending(message, now));
+      }
+    }
+    for (Runnable listener : commitListeners) {
+      listener.run();
+    }
+  }
+
+  boolean contains(UUID id) {
+    synchronized (lock) {
+      return byId.containsKey(id);
+    }
+  }
+
+  MessageLimits limits() {
+    return limits;
+  }
+
+  private OutboxEntry insert(OutboxEntry entry) {
+    long sequence = nextSequence++;
+    OutboxEntry stored = new OutboxEntry(entry.message(), sequence, entry.status(), entry.attempts(),
+        clip(entry.lastError()), clip(entry.quarantineReason()), entry.createdAt(), entry.availableAt(),
+        entry.deliveredAt(), clip(entry.deliveryResult()), 1);
+    Row row = new Row(stored);
+    byId.put(stored.id(), row);
+    (stored.status() == EntryStatus.DELIVERED ? delivered : undelivered).put(sequence, row);
+    return stored;
+  }
+
+  /** @return the row when the claim still holds it, else {@code null} (lost) */
+  private @Nullable Row fenced(Claim claim) {
+    Row row = byId.get(claim.id());
+    return row != null && claim.token().equals(row.claimToken) ? row : null;
+  }
+
+  /** @return the row when its version is the caller's */
+  private Row current(OutboxEntry entry) {
+    Row row = byId.get(entry.id());
+    if (row == null) {
+      throw new EntryNotFoundException(entry.id());
+    }
+    if (row.entry.version() != entry.version()) {
+      throw new OptimisticConflictException(entry.id(), entry.version());
+    }
+    return row;
+  }
+
+  private OutboxEntry retire(Row row, Instant now, @Nullable String result) {
+    OutboxEntry e = row.entry;
+    OutboxEntry done = new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED, e.attempts(), e.lastError(),
+        null, e.createdAt(), e.availableAt(), now, clip(result), e.version() + 1);
+    if (retention.deletesOnDelivery()) {
+      remove(row);
+      return done;
+    }
+    return set(row, done);
+  }
+
+  /** Replaces a row's entry, releases its claim, and files it under delivered or undelivered. */
+  private OutboxEntry set(Row row, OutboxEntry entry) {
+    boolean wasDelivered = row.entry.status() == EntryStatus.DELIVERED;
+    boolean isDelivered = entry.status() == EntryStatus.DELIVERED;
+    row.entry = entry;
+    row.claimToken = null;
+    row.leaseUntil = null;
+    if (wasDelivered != isDelivered) {
+      (wasDelivered ? delivered : undelivered).remove(entry.sequence());
+      (isDelivered ? delivered : undelivered).put(entry.sequence(), row);
+    }
+    return entry;
+  }
+
+  private void remove(@Nullable Row row) {
+    if (row == null) {
+      return;
+    }
+    byId.remove(row.entry.id());
+    undelivered.remove(row.entry.sequence());
+    delivered.remove(row.entry.sequence());
+  }
+
+  private static OutboxEntry bump(OutboxEntry e) {
+    return new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(), e.quarantineReason(),
+        e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1);
+  }
+
+  private static @Nullable String clip(@Nullable String text) {
+    return text == null || text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT);
+  }
+
+  private static void requirePositive(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max must be positive, was " + max);
+    }
+  }
+
+  /** Configures an {@link InMemoryOutboxStore}. Not thread-safe. */
+  public static final class Builder {
+    private Clock clock = Clock.systemUTC();
+    private Retention retention = Retention.deleteOnDelivery();
+    private MessageLimits limits = MessageLimits.defaults();
+
+    private Builder() {}
+
+    /**
+     * @param source time for creation and entry-face timestamps; default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock source) {
+      this.clock = Objects.requireNonNull(source, "clock");
+      return this;
+    }
+
+    /**
+     * @param policy what happens to delivered entries; default delete on delivery
+     * @return this builder
+     */
+    public Builder withRetention(Retention policy) {
+      this.retention = Objects.requireNonNull(policy, "retention");
+      return this;
+    }
+
+    /**
+     * @param messageLimits the limits writes must respect; default {@link MessageLimits#defaults()}
+     * @return this builder
+     */
+    public Builder withLimits(MessageLimits messageLimits) {
+      this.limits = Objects.requireNonNull(messageLimits, "limits");
+      return this;
+    }
+
+    /** @return the store */
+    public InMemoryOutboxStore build() {
+      return new InMemoryOutboxStore(this);
+    }
+  }
+}

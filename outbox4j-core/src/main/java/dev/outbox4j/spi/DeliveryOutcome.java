@@ -1,0 +1,85 @@
+package dev.outbox4j.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link Transport} reports for one message: confirmed by the broker, failed in a way worth retrying (with an
+ * optional server-requested delay), or failed permanently (retrying cannot help; the entry is quarantined).
+ *
+ * <p>Immutable and thread-safe.
+ */
+public sealed interface DeliveryOutcome {
+
+  /** @return the outcome for a message the broker confirmed */
+  static DeliveryOutcome delivered() {
+    return Delivered.INSTANCE;
+  }
+
+  /**
+   * @param reason what failed, for the entry's last error; never the payload
+   * @return a retryable failure, retried on the relay's schedule
+   */
+  static DeliveryOutcome retryable(String reason) {
+    return new Retryable(reason, null);
+  }
+
+  /**
+   * @param reason what failed
+   * @param retryAfter the delay the broker or server asked for (for example HTTP {@code Retry-After}); the relay waits
+   *     at least this long
+   * @return a retryable failure with a requested delay
+   */
+  static DeliveryOutcome retryableAfter(String reason, Duration retryAfter) {
+    return new Retryable(reason, retryAfter);
+  }
+
+  /**
+   * @param reason why no retry can succeed (for example an unknown destination or a rejected payload)
+   * @return a permanent failure; the entry is quarantined with this reason
+   */
+  static DeliveryOutcome permanent(String reason) {
+    return new Permanent(reason);
+  }
+
+  /** The broker confirmed the message. */
+  enum Delivered implements DeliveryOutcome {
+    /** The only instance. */
+    INSTANCE
+  }
+
+  /**
+   * A failure worth retrying.
+   *
+   * @param reason what failed
+   * @param retryAfter the delay the other side asked for, or {@code null}
+   */
+  record Retryable(String reason, @Nullable Duration retryAfter) implements DeliveryOutcome {
+    /** @throws IllegalArgumentException if retryAfter is negative */
+    public Retryable {
+      Objects.requireNonNull(reason, "reason");
+      if (retryAfter != null && retryAfter.isNegative()) {
+        throw new IllegalArgumentException("retryAfter must not be negative, was " + retryAfter);
+      }
+    }
+
+    /** @return the requested delay, if the other side named one */
+    public Optional<Duration> requestedDelay() {
+      return Optional.ofNullable(retryAfter);
+    }
+  }
+
+  /**
+   * A failure no retry can fix.
+   *
+   * @param reason why
+   */
+  record Permanent(String reason) implements DeliveryOutcome {
+    /** @throws NullPointerException if reason is {@code null} */
+    public Permanent {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package dev.outbox4j.spi;
+
+import dev.outbox4j.Message;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Takes a message to its destination: a Kafka topic, a RabbitMQ exchange, a NATS subject, an HTTP endpoint, or an
+ * in-process handler.
+ *
+ * <p>Contract for implementers:
+ * <ul>
+ *   <li>Complete the stage with {@link DeliveryOutcome#delivered()} only after the broker confirmed the message
+ *       (acks, publisher confirm, publish ack, 2xx). The relay marks the entry delivered on that word alone; an early
+ *       "delivered" turns a failed publish into a lost message.
+ *   <li>Send the payload bytes verbatim, and the message id and every header (a W3C {@code traceparent} among them)
+ *       as broker headers.
+ *   <li>Classify failures: {@link DeliveryOutcome#retryable} for anything that may pass later (timeouts, broker
+ *       unavailable, throttling), {@link DeliveryOutcome#permanent} for what never will (unknown destination, payload
+ *       refused). A stage completed exceptionally, or an exception thrown by {@link #deliver}, counts as retryable.
+ *   <li>Return quickly: {@link #deliver} should start the send and return; the relay sends a whole batch before it
+ *       waits, so a transport whose broker confirms asynchronously delivers a batch in about one round trip. Bound
+ *       every wait by a timeout below the relay's lease.
+ *   <li>Never log payloads or secrets.
+ * </ul>
+ *
+ * <p>Implementations must be thread-safe: the relay calls {@link #deliver} for many messages at once (never for two
+ * messages of one ordering key at once).
+ */
+public interface Transport extends AutoCloseable {
+
+  /**
+   * Starts delivering one message.
+   *
+   * @param message the message, never {@code null}
+   * @return a stage completed with the outcome once the broker answered
+   */
+  CompletionStage<DeliveryOutcome> deliver(Message message);
+
+  /** Releases the broker connection. The default does nothing. Must not throw checked exceptions. */
+  @Override
+  default void close() {}
+}
