@@ -741,7 +741,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
 
     /**
-     * @param limits the limits {@link #enqueue} and {@link #save} check; default {@link MessageLimits#defaults()}
+     * @param limits the limits {@link JdbcOutboxStore#enqueue} and {@link JdbcOutboxStore#save} check; default {@link MessageLimits#defaults()}
      * @return this builder
      */
     public Builder withLimits(MessageLimits limits) {
