@@ -230,7 +230,12 @@ public final class DefaultRelay implements Relay {
     while (!waiting.isEmpty()) {
       awaitWave(waiting);
       List<Delivery> answered = new ArrayList<>();
+      long now = System.nanoTime();
       for (Delivery delivery : waiting) {
+        if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
+          delivery.outcome.complete(DeliveryOutcome.retryable(
+              "no confirmation within " + settings.deliveryTimeout()));
+        }
         if (delivery.outcome.isDone()) {
           answered.add(delivery);
         }
@@ -255,10 +260,12 @@ public final class DefaultRelay implements Relay {
     final Claim claim;
     final CompletableFuture<DeliveryOutcome> outcome = new CompletableFuture<>();
     final long sentAt = System.nanoTime();
+    final long deadline;
     volatile long answeredAt;
 
-    Delivery(Claim claim) {
+    Delivery(Claim claim, Duration timeout) {
       this.claim = claim;
+      this.deadline = sentAt + timeout.toNanos();
     }
   }
 
@@ -268,11 +275,9 @@ public final class DefaultRelay implements Relay {
       if (!acquireInFlightPermit()) {
         break; // shutting down and out of patience: the rest stay claimed and unsent
       }
-      Delivery delivery = new Delivery(claim);
+      Delivery delivery = new Delivery(claim, settings.deliveryTimeout());
       deliveries.add(delivery);
-      delivery.outcome
-          .orTimeout(settings.deliveryTimeout().toNanos(), TimeUnit.NANOSECONDS)
-          .whenComplete((outcome, error) -> {
+      delivery.outcome.whenComplete((outcome, error) -> {
             delivery.answeredAt = System.nanoTime();
             inFlight.release();
           });
@@ -322,12 +327,15 @@ public final class DefaultRelay implements Relay {
    */
   private void awaitWave(List<Delivery> deliveries) {
     CompletableFuture<?>[] outcomes = new CompletableFuture<?>[deliveries.size()];
+    long earliestDeadline = Long.MAX_VALUE;
     for (int i = 0; i < outcomes.length; i++) {
-      outcomes[i] = deliveries.get(i).outcome;
+      Delivery delivery = deliveries.get(i);
+      outcomes[i] = delivery.outcome;
+      earliestDeadline = Math.min(earliestDeadline, delivery.deadline);
     }
+    long wait = Math.max(0, Math.min(WAVE.toNanos(), earliestDeadline - System.nanoTime()));
     try {
-      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon)
-          .get(WAVE.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon).get(wait, TimeUnit.NANOSECONDS);
     } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
       // a wave ended with deliveries still unanswered, or one failed: record what has answered
     } catch (InterruptedException e) {
