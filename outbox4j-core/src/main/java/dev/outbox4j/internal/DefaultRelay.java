@@ -224,7 +224,9 @@ public final class DefaultRelay implements Relay {
       return RelayResult.EMPTY;
     }
     long claimed = System.nanoTime();
-    List<Delivery> waiting = dispatch(claims);
+    // Answers must arrive while the claims still hold: a tenth of the lease is kept as a margin for recording them.
+    long leaseDeadline = started + settings.lease().toNanos() - settings.lease().toNanos() / 10;
+    List<Delivery> waiting = dispatch(claims, leaseDeadline);
     RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0);
     long recording = 0;
     while (!waiting.isEmpty()) {
@@ -234,7 +236,7 @@ public final class DefaultRelay implements Relay {
       for (Delivery delivery : waiting) {
         if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
           delivery.outcome.complete(DeliveryOutcome.retryable(
-              "no confirmation within " + settings.deliveryTimeout()));
+              "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
         }
         if (delivery.outcome.isDone()) {
           answered.add(delivery);
@@ -263,19 +265,25 @@ public final class DefaultRelay implements Relay {
     final long deadline;
     volatile long answeredAt;
 
-    Delivery(Claim claim, Duration timeout) {
+    Delivery(Claim claim, Duration timeout, long leaseDeadline) {
       this.claim = claim;
-      this.deadline = sentAt + timeout.toNanos();
+      long own = sentAt + timeout.toNanos();
+      this.deadline = own - leaseDeadline < 0 ? own : leaseDeadline;
     }
   }
 
-  private List<Delivery> dispatch(List<Claim> claims) {
+  private List<Delivery> dispatch(List<Claim> claims, long leaseDeadline) {
     List<Delivery> deliveries = new ArrayList<>(claims.size());
     for (Claim claim : claims) {
       if (!acquireInFlightPermit()) {
         break; // shutting down and out of patience: the rest stay claimed and unsent
       }
-      Delivery delivery = new Delivery(claim, settings.deliveryTimeout());
+      if (System.nanoTime() - leaseDeadline >= 0) {
+        // Too late to send inside the lease: leave the rest unsent; their leases expire and they are claimed again.
+        inFlight.release();
+        break;
+      }
+      Delivery delivery = new Delivery(claim, settings.deliveryTimeout(), leaseDeadline);
       deliveries.add(delivery);
       delivery.outcome.whenComplete((outcome, error) -> {
             delivery.answeredAt = System.nanoTime();
