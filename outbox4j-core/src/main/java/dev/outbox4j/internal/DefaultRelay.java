@@ -73,6 +73,7 @@ public final class DefaultRelay implements Relay {
       Duration maxPoll,
       Duration shutdownGrace,
       Duration purgeInterval,
+      int workers,
       List<RelayListener> listeners) {}
 
   private enum State { NEW, RUNNING, STOPPING, CLOSED }
@@ -84,8 +85,10 @@ public final class DefaultRelay implements Relay {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> abandon = new CompletableFuture<>();
+  /** Completed when every background worker has stopped. */
   private final CompletableFuture<Void> workerDone = new CompletableFuture<>();
-  private volatile @Nullable Instant lastPurge;
+  private final java.util.concurrent.atomic.AtomicInteger workersRunning = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicReference<@Nullable Instant> lastPurge = new AtomicReference<>();
 
   /** @param settings the configuration, already validated by the builder */
   public DefaultRelay(Settings settings) {
@@ -120,13 +123,15 @@ public final class DefaultRelay implements Relay {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException("relay already " + state.get().name().toLowerCase(java.util.Locale.ROOT));
     }
-    Thread worker = settings.threadFactory().newThread(this::runWorker);
-    worker.start();
+    workersRunning.set(settings.workers());
+    for (int i = 0; i < settings.workers(); i++) {
+      settings.threadFactory().newThread(this::runWorker).start();
+    }
   }
 
   @Override
   public void wakeUp() {
-    if (wakeSignal.availablePermits() == 0) {
+    if (wakeSignal.availablePermits() < settings.workers()) {
       wakeSignal.release();
     }
   }
@@ -143,7 +148,7 @@ public final class DefaultRelay implements Relay {
     if (previous == State.NEW) {
       return;
     }
-    wakeUp();
+    wakeSignal.release(settings.workers());
     try {
       awaitWorker(settings.shutdownGrace());
       if (!workerDone.isDone()) {
@@ -184,7 +189,6 @@ public final class DefaultRelay implements Relay {
           continue;
         }
         if (wakeSignal.tryAcquire(idle.toNanos(), TimeUnit.NANOSECONDS)) {
-          wakeSignal.drainPermits();
           idle = settings.minPoll();
         } else {
           idle = min(idle.multipliedBy(2), settings.maxPoll());
@@ -193,7 +197,9 @@ public final class DefaultRelay implements Relay {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      workerDone.complete(null);
+      if (workersRunning.decrementAndGet() == 0) {
+        workerDone.complete(null);
+      }
     }
   }
 
@@ -202,11 +208,13 @@ public final class DefaultRelay implements Relay {
       return;
     }
     Instant now = settings.clock().instant();
-    Instant last = lastPurge;
+    Instant last = lastPurge.get();
     if (last != null && now.isBefore(last.plus(settings.purgeInterval()))) {
       return;
     }
-    lastPurge = now;
+    if (!lastPurge.compareAndSet(last, now)) {
+      return; // another worker purges
+    }
     for (int round = 0; round < PURGE_ROUNDS; round++) {
       if (store.purgeDelivered(now, PURGE_BATCH) < PURGE_BATCH) {
         break;
