@@ -240,12 +240,8 @@ public final class DefaultRelay implements Relay {
     while (!waiting.isEmpty()) {
       awaitWave(waiting);
       List<Delivery> answered = new ArrayList<>();
-      long now = System.nanoTime();
+      expireOverdue(waiting);
       for (Delivery delivery : waiting) {
-        if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
-          delivery.outcome.complete(DeliveryOutcome.retryable(
-              "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
-        }
         if (delivery.outcome.isDone()) {
           answered.add(delivery);
         }
@@ -283,7 +279,7 @@ public final class DefaultRelay implements Relay {
   private List<Delivery> dispatch(List<Claim> claims, long leaseDeadline) {
     List<Delivery> deliveries = new ArrayList<>(claims.size());
     for (Claim claim : claims) {
-      if (!acquireInFlightPermit()) {
+      if (!acquireInFlightPermit(deliveries)) {
         break; // shutting down and out of patience: the rest stay claimed and unsent
       }
       if (System.nanoTime() - leaseDeadline >= 0) {
@@ -306,12 +302,24 @@ public final class DefaultRelay implements Relay {
     return deliveries;
   }
 
-  private boolean acquireInFlightPermit() {
+  /** Gives every delivery past its deadline a timeout outcome, which also frees its in-flight permit. */
+  private void expireOverdue(List<Delivery> deliveries) {
+    long now = System.nanoTime();
+    for (Delivery delivery : deliveries) {
+      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
+        delivery.outcome.complete(DeliveryOutcome.retryable(
+            "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
+      }
+    }
+  }
+
+  private boolean acquireInFlightPermit(List<Delivery> dispatched) {
     try {
-      while (!inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+      while (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
         if (abandon.isDone()) {
           return false;
         }
+        expireOverdue(dispatched); // a full window of silent deliveries must not wait forever for a permit
       }
       return true;
     } catch (InterruptedException e) {
