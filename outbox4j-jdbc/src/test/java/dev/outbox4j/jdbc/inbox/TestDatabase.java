@@ -1,0 +1,44 @@
+package dev.outbox4j.jdbc.inbox;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.TableNames;
+
+/**
+ * The three real databases the inbox and flow-ledger suites run on, as pooled data sources. Every session runs in a
+ * non-UTC time zone, so an instant stored or compared in local time would show up as a failure.
+ */
+public enum TestDatabase {
+  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "", "SET TIME ZONE 'America/New_York'"),
+  MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root", "", "SET time_zone = '+05:30'"),
+  H2("jdbc:h2:mem:outbox4j_inbox_flow;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000", "sa", "",
+      "SET TIME ZONE 'Asia/Tokyo'");
+
+  /** Our own prefix, so these suites never touch the outbox tables or another suite's tables. */
+  public static final TableNames NAMES = TableNames.withPrefix("o4jflowtest_");
+
+  private final String url;
+  private final String user;
+  private final String password;
+  private final String sessionSetUp;
+
+  TestDatabase(String url, String user, String password, String sessionSetUp) {
+    this.url = url;
+    this.user = user;
+    this.password = password;
+    this.sessionSetUp = sessionSetUp;
+  }
+
+  /** @return a new pool of up to 20 connections (races use 16); close it after the test class */
+  public HikariDataSource newDataSource() {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(20);
+    config.setMinimumIdle(0);
+    config.setConnectionInitSql(sessionSetUp);
+    config.setPoolName("outbox4j-" + name().toLowerCase(java.util.Locale.ROOT) + "-inbox-flow");
+    return new HikariDataSource(config);
+  }
+}
