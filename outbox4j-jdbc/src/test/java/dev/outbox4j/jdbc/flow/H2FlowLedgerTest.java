@@ -1,9 +1,9 @@
 package dev.outbox4j.jdbc.flow;
 
-import dev.outbox4j.jdbc.inbox.TestDatabase;
+import dev.outbox4j.jdbc.inbox.InboxAndFlowDatabase;
 
 class H2FlowLedgerTest extends JdbcFlowLedgerContract {
   H2FlowLedgerTest() {
-    super(TestDatabase.H2);
+    super(InboxAndFlowDatabase.H2);
   }
 }

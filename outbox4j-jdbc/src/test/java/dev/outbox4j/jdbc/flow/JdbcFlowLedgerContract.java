@@ -5,7 +5,7 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.flow.FlowLedger;
 import dev.outbox4j.flow.FlowStateCodec;
 import dev.outbox4j.jdbc.JdbcDialect;
-import dev.outbox4j.jdbc.inbox.TestDatabase;
+import dev.outbox4j.jdbc.inbox.InboxAndFlowDatabase;
 import dev.outbox4j.json.JsonFlowStateCodec;
 import dev.outbox4j.testkit.FlowLedgerContract;
 import java.sql.Connection;
@@ -18,7 +18,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
-/** Runs {@link FlowLedgerContract} against {@link JdbcFlowLedger} with the JSON codec on one {@link TestDatabase}. */
+/** Runs {@link FlowLedgerContract} against {@link JdbcFlowLedger} with the JSON codec on one {@link InboxAndFlowDatabase}. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JdbcFlowLedgerContract extends FlowLedgerContract {
   private static final FlowStateCodec<String> CODEC = JsonFlowStateCodec.of(String.class);
@@ -28,7 +28,7 @@ abstract class JdbcFlowLedgerContract extends FlowLedgerContract {
   private String table = "";
   private Clock clock = Clock.systemUTC();
 
-  JdbcFlowLedgerContract(TestDatabase database) {
+  JdbcFlowLedgerContract(InboxAndFlowDatabase database) {
     this.dataSource = database.newDataSource();
     this.dialect = JdbcDialect.detect(dataSource);
   }
@@ -36,7 +36,7 @@ abstract class JdbcFlowLedgerContract extends FlowLedgerContract {
   @Override
   protected FlowLedger<String> newLedger(Clock clock, int maxStateBytes) {
     JdbcFlowLedger<String> ledger = JdbcFlowLedger.builder(dataSource, CODEC)
-        .withTableNames(TestDatabase.NAMES)
+        .withTableNames(InboxAndFlowDatabase.NAMES)
         .withClock(clock)
         .withMaxStateBytes(maxStateBytes)
         .build();

@@ -2,6 +2,6 @@ package dev.outbox4j.jdbc.inbox;
 
 class H2InboxTest extends JdbcInboxContract {
   H2InboxTest() {
-    super(TestDatabase.H2);
+    super(InboxAndFlowDatabase.H2);
   }
 }

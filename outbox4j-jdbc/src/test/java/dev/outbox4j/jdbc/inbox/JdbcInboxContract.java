@@ -10,19 +10,19 @@ import java.time.Clock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
-/** Runs {@link InboxContract} against {@link JdbcInbox} on one {@link TestDatabase}; each transaction is its own
+/** Runs {@link InboxContract} against {@link JdbcInbox} on one {@link InboxAndFlowDatabase}; each transaction is its own
  * connection. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JdbcInboxContract extends InboxContract<Connection> {
   private final HikariDataSource dataSource;
 
-  JdbcInboxContract(TestDatabase database) {
+  JdbcInboxContract(InboxAndFlowDatabase database) {
     this.dataSource = database.newDataSource();
   }
 
   @Override
   protected Inbox<Connection> newInbox(Clock clock) {
-    JdbcInbox inbox = JdbcInbox.builder(dataSource).withTableNames(TestDatabase.NAMES).withClock(clock).build();
+    JdbcInbox inbox = JdbcInbox.builder(dataSource).withTableNames(InboxAndFlowDatabase.NAMES).withClock(clock).build();
     inbox.migrate();
     try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
       connection.setAutoCommit(true);

@@ -2,6 +2,6 @@ package dev.outbox4j.jdbc.inbox;
 
 class MariaDbInboxTest extends JdbcInboxContract {
   MariaDbInboxTest() {
-    super(TestDatabase.MARIADB);
+    super(InboxAndFlowDatabase.MARIADB);
   }
 }

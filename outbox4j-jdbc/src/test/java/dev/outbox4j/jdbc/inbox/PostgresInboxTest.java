@@ -2,6 +2,6 @@ package dev.outbox4j.jdbc.inbox;
 
 class PostgresInboxTest extends JdbcInboxContract {
   PostgresInboxTest() {
-    super(TestDatabase.POSTGRESQL);
+    super(InboxAndFlowDatabase.POSTGRESQL);
   }
 }
