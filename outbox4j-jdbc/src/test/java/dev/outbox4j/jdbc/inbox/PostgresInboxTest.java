@@ -1,0 +1,7 @@
+package dev.outbox4j.jdbc.inbox;
+
+class PostgresInboxTest extends JdbcInboxContract {
+  PostgresInboxTest() {
+    super(InboxAndFlowDatabase.POSTGRESQL);
+  }
+}
