@@ -5,7 +5,9 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,11 +17,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -47,6 +53,12 @@ import org.jspecify.annotations.Nullable;
  * whole batch before it waits, so the producer packs many records into one request per partition (its
  * {@code linger.ms} and {@code batch.size}) and one batch costs about one round trip. {@link #deliver} only blocks when
  * the producer lacks metadata for a topic or its buffer is full, and never longer than {@code max.block.ms}.
+ *
+ * <p>When the brokers are unreachable, the producer's {@code send} blocks {@code max.block.ms} for metadata on every
+ * call; a relay delivering a batch of 200 would then spend 200 × {@code max.block.ms} in one pass, far past its lease.
+ * So when a send gives up on a topic's metadata, the transport remembers it for one {@code max.block.ms} and fails
+ * further messages to that topic at once, with the same classification: a pass during an outage costs one
+ * {@code max.block.ms}, and the relay's backoff does the rest.
  *
  * <h2>Timeouts</h2>
  * A delivery is answered within {@code max.block.ms + delivery.timeout.ms} (defaults 5 s + 9 s = 14 s), below the
@@ -84,6 +96,9 @@ public final class KafkaTransport implements Transport {
   private final String contentTypeHeader;
   private final KafkaFailureClassifier classifier;
   private final Duration closeTimeout;
+  private final Duration maxBlock;
+  private final Clock clock;
+  private final ConcurrentMap<String, Stall> stalls = new ConcurrentHashMap<>();
   private final String description;
 
   private KafkaTransport(Builder builder, Producer<byte[], byte[]> producer) {
@@ -93,6 +108,8 @@ public final class KafkaTransport implements Transport {
     this.contentTypeHeader = builder.contentTypeHeader;
     this.classifier = new KafkaFailureClassifier(builder.missingTopicPermanent);
     this.closeTimeout = builder.deliveryTimeout;
+    this.maxBlock = builder.maxBlock;
+    this.clock = builder.clock;
     this.description = "KafkaTransport[bootstrap.servers=" + builder.bootstrapServers
         + ", client.id=" + builder.clientId + "]";
   }
@@ -218,16 +235,49 @@ public final class KafkaTransport implements Transport {
     byte[] key = message.orderingKey().map(k -> k.getBytes(StandardCharsets.UTF_8)).orElse(null);
     ProducerRecord<byte[], byte[]> record =
         new ProducerRecord<>(topic, null, null, key, message.payload(), headersOf(message));
+    Instant now = clock.instant();
+    Stall stall = stalls.get(topic);
+    if (stall != null) {
+      if (now.isBefore(stall.until())) {
+        return CompletableFuture.completedFuture(stall.outcome());
+      }
+      stalls.remove(topic, stall);
+    }
     CompletableFuture<DeliveryOutcome> outcome = new CompletableFuture<>();
+    AtomicReference<@Nullable Throwable> failedInSend = new AtomicReference<>();
     try {
-      producer.send(record, (metadata, error) ->
-          outcome.complete(error == null ? DeliveryOutcome.delivered() : classifier.classify(error)));
+      producer.send(record, (metadata, error) -> {
+        if (error != null) {
+          failedInSend.compareAndSet(null, error);
+        }
+        outcome.complete(error == null ? DeliveryOutcome.delivered() : classifier.classify(error));
+      });
     } catch (RuntimeException e) {
       // Thrown rather than passed to the callback: interrupted, closed producer, or a non-API Kafka failure.
       outcome.complete(classifier.classify(e));
     }
+    Throwable error = failedInSend.get();
+    if (outcome.isDone() && error instanceof TimeoutException) {
+      // send() itself waited max.block for metadata and gave up: remember it, so the rest of this batch fails at
+      // once instead of blocking the caller max.block each.
+      stalls.put(topic, new Stall(clock.instant().plus(maxBlock), stalledOutcome(outcome.join())));
+    }
     return outcome;
   }
+
+  private static DeliveryOutcome stalledOutcome(DeliveryOutcome original) {
+    String prefix = "not sent: the previous send to this topic found no metadata within max.block: ";
+    if (original instanceof DeliveryOutcome.Permanent permanent) {
+      return DeliveryOutcome.permanent(prefix + permanent.reason());
+    }
+    if (original instanceof DeliveryOutcome.Retryable retryable) {
+      return DeliveryOutcome.retryable(prefix + retryable.reason());
+    }
+    return original;
+  }
+
+  /** A topic whose metadata the producer could not get: until when to fail fast, and with what. */
+  private record Stall(Instant until, DeliveryOutcome outcome) {}
 
   private List<Header> headersOf(Message message) {
     List<Header> headers = new ArrayList<>(message.headers().size() + 2);
@@ -287,6 +337,7 @@ public final class KafkaTransport implements Transport {
     private Duration maxBlock = DEFAULT_MAX_BLOCK;
     private Duration linger = DEFAULT_LINGER;
     private boolean missingTopicPermanent;
+    private Clock clock = Clock.systemUTC();
     private final Map<String, String> producerProperties = new HashMap<>();
 
     private Builder() {}
@@ -384,6 +435,16 @@ public final class KafkaTransport implements Transport {
      */
     public Builder withMissingTopicPermanent(boolean permanent) {
       this.missingTopicPermanent = permanent;
+      return this;
+    }
+
+    /**
+     * @param source the time used to remember, for one {@code max.block}, that a topic's metadata could not be had;
+     *     default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock source) {
+      this.clock = Objects.requireNonNull(source, "clock");
       return this;
     }
 
