@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.testkit.SettableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,6 +118,24 @@ class KafkaTransportConfigurationTest {
     try (KafkaTransport strict = builder.withMissingTopicPermanent(true).build()) {
       assertThat(deliver(strict, message)).isInstanceOf(DeliveryOutcome.Permanent.class)
           .asString().contains("topic does not exist");
+    }
+  }
+
+  @Test
+  void after_a_send_found_no_metadata_the_same_topic_fails_fast_for_one_max_block() throws Exception {
+    SettableClock clock = SettableClock.atFixedStart();
+    Message message = Message.builder().withDestination("absent-" + UUID.randomUUID()).withPayload("x").build();
+    try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers())
+        .withMaxBlock(Duration.ofSeconds(1)).withClock(clock).build()) {
+      DeliveryOutcome first = deliver(transport, message);
+      DeliveryOutcome second = deliver(transport, message);
+      clock.advance(Duration.ofSeconds(1));
+      DeliveryOutcome third = deliver(transport, message);
+
+      assertThat(first).isInstanceOf(DeliveryOutcome.Retryable.class).asString().doesNotContain("not sent");
+      assertThat(second).isInstanceOf(DeliveryOutcome.Retryable.class).asString().contains("not sent");
+      assertThat(third).as("after max.block the producer is asked again")
+          .isInstanceOf(DeliveryOutcome.Retryable.class).asString().doesNotContain("not sent");
     }
   }
 
