@@ -5,15 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RetryPolicy;
-import dev.outbox4j.memory.InMemoryOutboxStore;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.Test;
 
-/** Outbox store → relay → real Kafka broker → real consumer. */
+/** PostgreSQL outbox (the JDBC store) → relay → real Kafka broker → real consumer. */
 class KafkaRelayEndToEndTest {
   private final EmbeddedKafka kafka = EmbeddedKafka.shared();
 
@@ -22,24 +23,25 @@ class KafkaRelayEndToEndTest {
     String topic = "e2e-" + UUID.randomUUID();
     kafka.createTopic(topic, 4);
     List<Message> messages = Arrivals.messages(topic, 5000, 50);
-    InMemoryOutboxStore store = InMemoryOutboxStore.create();
-    Arrivals.writeAll(store, messages);
-
     Arrivals arrivals = new Arrivals();
-    try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build();
-        Relay relay = Relay.builder(store, transport)
+    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_e2e_");
+        KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build();
+        Relay relay = Relay.builder(outbox.store(), transport)
             .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofSeconds(1))
                 .withMaxAttempts(100).build())
             .build();
         KafkaConsumer<byte[], byte[]> consumer = kafka.consumerFromStart(topic)) {
+      JdbcOutboxStore store = outbox.store();
+      outbox.writeAll(messages);
       relay.start();
       arrivals.pollUntilAll(consumer, messages.size(), Duration.ofSeconds(90));
+      relay.close();
+      assertThat(store.stats(Instant.now()).pending()).isZero();
+      assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
     }
 
     arrivals.assertAllArrivedInKeyOrder(messages);
     assertThat(arrivals.records()).as("records, duplicates included: none expected without failures")
         .isEqualTo(messages.size());
-    assertThat(store.pendingCount()).isZero();
-    assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
   }
 }

@@ -6,17 +6,19 @@ import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.memory.InMemoryOutboxStore;
+import dev.outbox4j.spi.OutboxStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
- * Measures (never asserts) end-to-end throughput: a backlog of 20,000 entries in the in-memory store drained by one
- * relay into the embedded broker, counted as delivered once the broker confirmed and the store recorded it.
+ * Measures (never asserts) end-to-end throughput: a backlog of 20,000 entries in a PostgreSQL outbox (and, for
+ * comparison, the in-memory store) drained by one relay into the embedded broker, counted as delivered once the broker confirmed and the store recorded it.
  *
  * <p>Not part of the normal test run (its name does not match Surefire's test patterns). Run it with:
  * <pre>
@@ -30,27 +32,38 @@ class KafkaThroughputMeasurement {
   private final int payloadSize = Integer.getInteger("outbox4j.measure.payload", 256);
 
   @Test
-  void measure_unkeyed_backlog() {
-    measure("unkeyed, batch 1000", 0, 1000);
+  void measure_unkeyed_postgres_backlog() {
+    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, unkeyed, batch 1000", outbox.store(), outbox::writeAll, 0, 1000);
+    }
   }
 
   @Test
-  void measure_backlog_over_1000_keys() {
-    measure("1000 ordering keys, batch 1000", 1000, 1000);
+  void measure_postgres_backlog_over_1000_keys() {
+    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, 1000 ordering keys, batch 1000", outbox.store(), outbox::writeAll, 1000, 1000);
+    }
   }
 
   @Test
-  void measure_backlog_over_50_keys() {
-    measure("50 ordering keys, batch 200", 50, 200);
+  void measure_postgres_backlog_over_50_keys() {
+    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, 50 ordering keys, batch 200", outbox.store(), outbox::writeAll, 50, 200);
+    }
   }
 
-  private void measure(String label, int keys, int batchSize) {
+  @Test
+  void measure_unkeyed_in_memory_backlog() {
+    InMemoryOutboxStore store = InMemoryOutboxStore.create();
+    measure("in-memory, unkeyed, batch 1000", store, messages -> Arrivals.writeAll(store, messages), 0, 1000);
+  }
+
+  private void measure(String label, OutboxStore store, Consumer<List<Message>> writer, int keys, int batchSize) {
     String topic = "throughput-" + UUID.randomUUID();
     kafka.createTopic(topic, 8);
-    InMemoryOutboxStore store = InMemoryOutboxStore.create();
     List<Message> messages = Arrivals.messages(topic, count, keys).stream()
         .map(m -> m.toBuilder().withPayload(new byte[payloadSize]).build()).toList();
-    Arrivals.writeAll(store, messages);
+    writer.accept(messages);
 
     RelayResult result;
     long started;
