@@ -24,18 +24,18 @@ class KafkaRelayEndToEndTest {
     kafka.createTopic(topic, 4);
     List<Message> messages = Arrivals.messages(topic, 5000, 50);
     Arrivals arrivals = new Arrivals();
-    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_e2e_");
-        KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build();
-        Relay relay = Relay.builder(outbox.store(), transport)
-            .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofSeconds(1))
-                .withMaxAttempts(100).build())
-            .build();
-        KafkaConsumer<byte[], byte[]> consumer = kafka.consumerFromStart(topic)) {
+    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_e2e_")) {
       JdbcOutboxStore store = outbox.store();
       outbox.writeAll(messages);
-      relay.start();
-      arrivals.pollUntilAll(consumer, messages.size(), Duration.ofSeconds(90));
-      relay.close();
+      try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build();
+          Relay relay = Relay.builder(store, transport)
+              .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50))
+                  .withCap(Duration.ofSeconds(1)).withMaxAttempts(100).build())
+              .build();
+          KafkaConsumer<byte[], byte[]> consumer = kafka.consumerFromStart(topic)) {
+        relay.start();
+        arrivals.pollUntilAll(consumer, messages.size(), Duration.ofSeconds(90));
+      }
       assertThat(store.stats(Instant.now()).pending()).isZero();
       assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
     }

@@ -82,7 +82,7 @@ class KafkaTransportContractTest extends TransportContract {
   @Override
   protected void cleanUpDestination() {
     if (consumer != null) {
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close();
       consumer = null;
     }
     buffered.clear();
