@@ -1,0 +1,208 @@
+package dev.outbox4j.kafka;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real Kafka broker in this JVM: one KRaft node that is both broker and controller, on random loopback ports, with
+ * its logs in a temporary directory deleted at JVM exit.
+ *
+ * <p>Started once per test JVM by {@link #shared()} (a few seconds) and shared by every test class; each test isolates
+ * itself with its own topics. Automatic topic creation is off, so a topic exists only when a test created it.
+ *
+ * <p>The broker has two client listeners: {@code PLAINTEXT}, reached directly, and {@code PROXIED}, advertised at the
+ * address of a {@link TcpProxy} that a test can cut and restore to simulate an outage. Kafka hands a client the
+ * addresses of the listener it bootstrapped through, so a client that bootstraps via {@link #proxiedBootstrapServers()}
+ * talks to the broker only through the proxy.
+ */
+final class EmbeddedKafka {
+  private static EmbeddedKafka shared;
+
+  private final Path directory;
+  private final KafkaRaftServer server;
+  private final TcpProxy proxy;
+  private final String bootstrapServers;
+  private final Admin admin;
+
+  private EmbeddedKafka() throws Exception {
+    directory = Files.createTempDirectory("outbox4j-kafka-");
+    int brokerPort = freePort();
+    int proxiedPort = freePort();
+    int controllerPort = freePort();
+    proxy = TcpProxy.start(proxiedPort);
+    String logDir = directory.resolve("data").toString();
+
+    Map<String, String> props = new HashMap<>();
+    props.put("node.id", "1");
+    props.put("process.roles", "broker,controller");
+    props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",PROXIED://127.0.0.1:" + proxiedPort
+        + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort
+        + ",PROXIED://127.0.0.1:" + proxy.port());
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put("controller.listener.names", "CONTROLLER");
+    props.put("inter.broker.listener.name", "PLAINTEXT");
+    props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    props.put("log.dirs", logDir);
+    props.put("auto.create.topics.enable", "false");
+    props.put("num.partitions", "1");
+    props.put("default.replication.factor", "1");
+    props.put("min.insync.replicas", "1");
+    props.put("offsets.topic.replication.factor", "1");
+    props.put("offsets.topic.num.partitions", "1");
+    props.put("transaction.state.log.replication.factor", "1");
+    props.put("transaction.state.log.min.isr", "1");
+    props.put("share.coordinator.state.topic.replication.factor", "1");
+    props.put("share.coordinator.state.topic.min.isr", "1");
+    props.put("group.initial.rebalance.delay.ms", "0");
+    props.put("num.network.threads", "2");
+    props.put("num.io.threads", "2");
+    props.put("log.cleaner.dedupe.buffer.size", "2097152");
+    props.put("log.segment.bytes", String.valueOf(64 * 1024 * 1024));
+
+    Properties properties = new Properties();
+    properties.putAll(props);
+    KafkaConfig config = KafkaConfig.fromProps(properties);
+
+    Formatter formatter = new Formatter()
+        .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+        .setNodeId(1)
+        .setClusterId(Uuid.randomUuid().toString())
+        .setDirectories(List.of(logDir))
+        .setMetadataLogDirectory(logDir)
+        .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+        .setControllerListenerName("CONTROLLER");
+    formatter.run();
+
+    server = new KafkaRaftServer(config, Time.SYSTEM);
+    server.startup();
+    bootstrapServers = "127.0.0.1:" + brokerPort;
+    admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+    admin.describeCluster().nodes().get(60, TimeUnit.SECONDS);
+  }
+
+  /** @return the broker shared by every test in this JVM, started on first use */
+  static synchronized EmbeddedKafka shared() {
+    if (shared == null) {
+      try {
+        shared = new EmbeddedKafka();
+      } catch (Exception e) {
+        throw new IllegalStateException("the embedded Kafka broker did not start", e);
+      }
+      EmbeddedKafka started = shared;
+      Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "embedded-kafka-stop"));
+    }
+    return shared;
+  }
+
+  /** @return {@code host:port} of the broker's direct listener */
+  String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** @return {@code host:port} of the proxy in front of the broker's {@code PROXIED} listener */
+  String proxiedBootstrapServers() {
+    return "127.0.0.1:" + proxy.port();
+  }
+
+  /** @return the proxy a test cuts to simulate an outage; restore it before the test ends */
+  TcpProxy proxy() {
+    return proxy;
+  }
+
+  /**
+   * Creates a topic and waits until it exists.
+   *
+   * @param name the topic
+   * @param partitions how many partitions
+   */
+  void createTopic(String name, int partitions) {
+    try {
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topic " + name, e);
+    }
+  }
+
+  /**
+   * @param topic an existing topic
+   * @return a consumer assigned to every partition of the topic, reading from the start; the caller closes it
+   */
+  KafkaConsumer<byte[], byte[]> consumerFromStart(String topic) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000"),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+    List<TopicPartition> assigned = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+    consumer.assign(assigned);
+    consumer.seekToBeginning(assigned);
+    return consumer;
+  }
+
+  /** @return a loopback port where nothing listens (a free port, released again) */
+  static int closedPort() {
+    return freePort();
+  }
+
+  /** @return the names of the topics that exist, for diagnostics */
+  Set<String> topics() {
+    try {
+      return admin.listTopics().names().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot list topics", e);
+    }
+  }
+
+  private void stop() {
+    admin.close(Duration.ofSeconds(5));
+    server.shutdown();
+    server.awaitShutdown();
+    proxy.close();
+    try (Stream<Path> paths = Files.walk(directory)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      // best effort: the directory is under the system temp directory
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
