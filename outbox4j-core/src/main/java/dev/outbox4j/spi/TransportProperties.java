@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * {@code false}.
  *
  * <p>Every key read is remembered, so {@link #rejectUnknown()} can refuse a misspelt key instead of silently
- * ignoring it. Keys named secret by the caller are never shown in messages.
+ * ignoring it. Values of keys that may hold a secret (names containing {@code password}, {@code secret},
+ * {@code token}, {@code uri}, {@code url} or {@code server}) are never shown in messages.
  *
  * <p>Not thread-safe; used once, while a transport is being built.
  */
@@ -174,7 +175,7 @@ public final class TransportProperties {
 
   private IllegalArgumentException invalid(String key, String value, String expected) {
     boolean secret = key.contains("password") || key.contains("secret") || key.contains("token")
-        || key.equals("uri") || key.equals("url");
+        || key.contains("uri") || key.contains("url") || key.contains("server");
     return new IllegalArgumentException(transportName + " property '" + key + "' must be " + expected
         + (secret ? "" : ", was '" + value + "'"));
   }
