@@ -40,8 +40,10 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Only a confirmation retires an entry.</b> A delivery that times out counts as a retryable failure; one still
  *       unanswered when shutdown gives up is left claimed, untouched, and its lease expiry hands it to the next relay.
  *       Marking it delivered would turn an unconfirmed publish into a lost message.
- *   <li><b>Completions are batched.</b> Confirmed entries are retired in one store call per pass; failures, which
- *       should be rare, are recorded one by one because each has its own error and schedule.
+ *   <li><b>Completions are batched.</b> Confirmed entries are retired in one store call per wave of answers (all of a
+ *       batch when the broker answers promptly; otherwise what arrived within 100 ms, so one slow delivery never keeps
+ *       the rest of its batch unrecorded); failures, which should be rare, are recorded one by one because each has
+ *       its own error and schedule.
  *   <li><b>Time is injected.</b> The clock decides claims, leases and retry schedules, so tests drive retries by
  *       moving a settable clock. Only the waits for a broker's answer and the idle poll use real time.
  * </ul>
@@ -51,6 +53,8 @@ public final class DefaultRelay implements Relay {
   private static final int PURGE_BATCH = 1000;
   private static final int PURGE_ROUNDS = 10;
   private static final int MAX_ERROR_LENGTH = 2000;
+  /** How long answers are gathered before the ones that arrived are recorded. */
+  private static final Duration WAVE = Duration.ofMillis(100);
 
   /** The relay's configuration, copied from the builder. */
   public record Settings(
@@ -220,13 +224,28 @@ public final class DefaultRelay implements Relay {
       return RelayResult.EMPTY;
     }
     long claimed = System.nanoTime();
-    List<Delivery> deliveries = dispatch(claims);
-    awaitOutcomes(deliveries);
-    long delivered = System.nanoTime();
-    RelayResult result = record(claims.size(), deliveries);
-    long completed = System.nanoTime();
+    List<Delivery> waiting = dispatch(claims);
+    RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0);
+    long recording = 0;
+    while (!waiting.isEmpty()) {
+      awaitWave(waiting);
+      List<Delivery> answered = new ArrayList<>();
+      for (Delivery delivery : waiting) {
+        if (delivery.outcome.isDone()) {
+          answered.add(delivery);
+        }
+      }
+      long recordStart = System.nanoTime();
+      result = result.plus(record(answered));
+      recording += System.nanoTime() - recordStart;
+      waiting.removeAll(answered);
+      if (abandon.isDone()) {
+        break; // shutdown gave up: what is still unanswered stays claimed and unmarked
+      }
+    }
+    long finished = System.nanoTime();
     BatchReport report = new BatchReport(result, Duration.ofNanos(claimed - started),
-        Duration.ofNanos(delivered - claimed), Duration.ofNanos(completed - delivered));
+        Duration.ofNanos(finished - claimed - recording), Duration.ofNanos(recording));
     notifyListeners(l -> l.onBatch(report));
     return result;
   }
@@ -296,15 +315,28 @@ public final class DefaultRelay implements Relay {
     }
   }
 
-  private void awaitOutcomes(List<Delivery> deliveries) {
+  /**
+   * Waits until every delivery answered, a wave period passed, or shutdown gave up. Answers that arrive together are
+   * recorded together (one store call for all confirmations), while one slow delivery cannot keep the confirmed rest
+   * of its batch unrecorded for longer than a wave.
+   */
+  private void awaitWave(List<Delivery> deliveries) {
     CompletableFuture<?>[] outcomes = new CompletableFuture<?>[deliveries.size()];
     for (int i = 0; i < outcomes.length; i++) {
       outcomes[i] = deliveries.get(i).outcome;
     }
-    CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon).exceptionally(e -> null).join();
+    try {
+      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon)
+          .get(WAVE.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+      // a wave ended with deliveries still unanswered, or one failed: record what has answered
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      abandon.complete(null);
+    }
   }
 
-  private RelayResult record(int claimedCount, List<Delivery> deliveries) {
+  private RelayResult record(List<Delivery> deliveries) {
     List<Claim> confirmed = new ArrayList<>();
     List<Delivery> confirmedDeliveries = new ArrayList<>();
     int failed = 0;
@@ -312,9 +344,6 @@ public final class DefaultRelay implements Relay {
     int lost = 0;
     Instant now = settings.clock().instant();
     for (Delivery delivery : deliveries) {
-      if (!delivery.outcome.isDone()) {
-        continue; // abandoned at shutdown: unconfirmed, so never marked; the lease hands it on
-      }
       DeliveryOutcome outcome = outcomeOf(delivery);
       Claim claim = delivery.claim;
       if (outcome instanceof DeliveryOutcome.Delivered) {
@@ -371,7 +400,7 @@ public final class DefaultRelay implements Relay {
         }
       }
     }
-    return new RelayResult(claimedCount, delivered, failed, quarantined, lost);
+    return new RelayResult(0, delivered, failed, quarantined, lost);
   }
 
   private boolean quarantine(Claim claim, String reason) {

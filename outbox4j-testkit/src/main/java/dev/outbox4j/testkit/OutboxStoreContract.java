@@ -1,0 +1,676 @@
+package dev.outbox4j.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox4j.DuplicateMessageException;
+import dev.outbox4j.EntryNotFoundException;
+import dev.outbox4j.EntryStatus;
+import dev.outbox4j.Message;
+import dev.outbox4j.MessageLimits;
+import dev.outbox4j.MessageRejectedException;
+import dev.outbox4j.OptimisticConflictException;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.Retention;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract (SPEC §3) in executable form. Every {@link OutboxStore} subclasses this suite and implements
+ * {@link #newStore}; every rule of the claim face and the entry face is checked here, on the real backend.
+ *
+ * <p>Time is a {@link SettableClock}; nothing sleeps. Concurrency tests use real threads with bounded waits.
+ */
+public abstract class OutboxStoreContract {
+  /** A lease long enough never to expire by itself during a test. */
+  protected static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** The test's clock: the store's clock, and the source of every {@code now}. */
+  protected SettableClock clock;
+
+  /**
+   * @param clock the clock the store must use for creation and entry-face timestamps
+   * @param retention what the store must do with delivered entries
+   * @return a new, EMPTY store (each call: no entries left from earlier tests)
+   */
+  protected abstract OutboxStore newStore(Clock clock, Retention retention);
+
+  private OutboxStore store;
+
+  @BeforeEach
+  final void createStore() {
+    clock = SettableClock.atFixedStart();
+    store = newStore(clock, Retention.deleteOnDelivery());
+  }
+
+  /** @return the store of the current test (delete on delivery) */
+  protected final OutboxStore store() {
+    return store;
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  private static Message message(String destination, String key) {
+    return Message.builder().withDestination(destination).withOrderingKey(key).withPayload(key).build();
+  }
+
+  private static Message unkeyed(String payload) {
+    return Message.builder().withDestination("orders").withPayload(payload).build();
+  }
+
+  private static List<UUID> ids(List<Claim> claims) {
+    List<UUID> ids = new ArrayList<>();
+    claims.forEach(c -> ids.add(c.id()));
+    return ids;
+  }
+
+  // ------------------------------------------------------------------------------------------ claimability
+
+  @Test
+  public final void claim_returns_claimable_entries_oldest_first_up_to_the_limit() {
+    List<UUID> written = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      written.add(store.enqueue(unkeyed("m" + i)).id());
+    }
+
+    List<Claim> first = store.claim(3, now(), LEASE);
+    List<Claim> second = store.claim(10, now(), LEASE);
+
+    assertThat(ids(first)).containsExactlyElementsOf(written.subList(0, 3));
+    assertThat(ids(second)).containsExactlyElementsOf(written.subList(3, 5));
+    assertThat(first).allSatisfy(c -> assertThat(c.leaseUntil()).isEqualTo(now().plus(LEASE)));
+  }
+
+  @Test
+  public final void claim_on_an_empty_store_returns_nothing() {
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+  }
+
+  @Test
+  public final void claim_refuses_a_non_positive_limit_or_lease() {
+    assertThatThrownBy(() -> store.claim(0, now(), LEASE)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.claim(1, now(), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void claim_skips_entries_held_by_an_unexpired_lease() {
+    store.enqueue(unkeyed("a"));
+    assertThat(store.claim(10, now(), LEASE)).hasSize(1);
+
+    assertThat(store.claim(10, now().plus(LEASE).minusMillis(1), LEASE)).isEmpty();
+  }
+
+  @Test
+  public final void an_expired_claim_is_claimable_again_with_a_new_token() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim first = store.claim(10, now(), LEASE).get(0);
+
+    List<Claim> again = store.claim(10, now().plus(LEASE), LEASE);
+
+    assertThat(ids(again)).containsExactly(id);
+    assertThat(again.get(0).token()).isNotEqualTo(first.token());
+  }
+
+  @Test
+  public final void entries_are_not_claimable_before_their_not_before_time() {
+    Instant later = now().plusSeconds(60);
+    UUID id = store.enqueue(Message.builder().withDestination("d").withNotBefore(later).build()).id();
+
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+    assertThat(ids(store.claim(10, later, LEASE))).containsExactly(id);
+  }
+
+  @Test
+  public final void concurrent_claimers_never_receive_the_same_entry_while_its_claim_holds() throws Exception {
+    int entries = 600;
+    Set<UUID> written = new HashSet<>();
+    for (int i = 0; i < entries; i++) {
+      String key = i % 3 == 0 ? null : "k" + (i % 40);
+      written.add(store.enqueue(Message.builder().withDestination("d").withOrderingKey(key).build()).id());
+    }
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    Map<UUID, Integer> claimedBy = new ConcurrentHashMap<>();
+    List<UUID> duplicates = Collections.synchronizedList(new ArrayList<>());
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int worker = t;
+        workers.add(pool.submit(() -> {
+          start.await();
+          int idleRounds = 0;
+          while (idleRounds < 3) {
+            List<Claim> claims = store.claim(7, now(), LEASE);
+            if (claims.isEmpty()) {
+              idleRounds++;
+            } else {
+              idleRounds = 0;
+            }
+            List<Claim> unkeyedOrHeads = new ArrayList<>();
+            for (Claim claim : claims) {
+              if (claimedBy.putIfAbsent(claim.id(), worker) != null) {
+                duplicates.add(claim.id());
+              }
+              unkeyedOrHeads.add(claim);
+            }
+            // Retire keyed heads so their successors become claimable; unkeyed entries stay claimed.
+            store.markDelivered(unkeyedOrHeads.stream().filter(c -> c.message().orderingKey().isPresent()).toList(),
+                now());
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> worker : workers) {
+        worker.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(duplicates).as("entries claimed twice while their claim held").isEmpty();
+    assertThat(claimedBy.keySet()).isEqualTo(written);
+  }
+
+  // ------------------------------------------------------------------------------------------ per-key order
+
+  @Test
+  public final void at_most_one_entry_per_key_is_claimed_and_only_the_oldest_of_its_key() {
+    UUID a1 = store.enqueue(message("d", "A")).id();
+    UUID a2 = store.enqueue(message("d", "A")).id();
+    UUID b1 = store.enqueue(message("d", "B")).id();
+    UUID free = store.enqueue(unkeyed("x")).id();
+
+    List<Claim> claims = store.claim(10, now(), LEASE);
+
+    assertThat(ids(claims)).containsExactly(a1, b1, free);
+    assertThat(ids(claims)).doesNotContain(a2);
+  }
+
+  @Test
+  public final void no_entry_of_a_key_is_claimed_while_its_head_is_claimed() {
+    store.enqueue(message("d", "A"));
+    store.enqueue(message("d", "A"));
+    store.claim(10, now(), LEASE);
+
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+    assertThat(store.claim(10, now().plus(LEASE).minusMillis(1), LEASE)).isEmpty();
+  }
+
+  @Test
+  public final void a_keys_entries_are_handed_out_one_by_one_in_write_order() {
+    List<UUID> written = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      written.add(store.enqueue(message("d", "A")).id());
+    }
+    List<UUID> handedOut = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      List<Claim> claims = store.claim(10, now(), LEASE);
+      assertThat(claims).hasSize(1);
+      handedOut.add(claims.get(0).id());
+      assertThat(store.markDelivered(claims, now())).isEmpty();
+    }
+    assertThat(handedOut).containsExactlyElementsOf(written);
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+  }
+
+  @Test
+  public final void a_failed_head_blocks_its_key_until_its_next_attempt() {
+    UUID head = store.enqueue(message("d", "A")).id();
+    store.enqueue(message("d", "A"));
+    Claim claim = store.claim(10, now(), LEASE).get(0);
+    Instant retryAt = now().plusSeconds(10);
+    assertThat(store.markFailed(claim, "broker down", retryAt)).isTrue();
+
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+    assertThat(ids(store.claim(10, retryAt, LEASE))).containsExactly(head);
+  }
+
+  @Test
+  public final void a_quarantined_head_blocks_its_key_and_only_its_key() {
+    UUID a1 = store.enqueue(message("d", "A")).id();
+    store.enqueue(message("d", "A"));
+    UUID b1 = store.enqueue(message("d", "B")).id();
+    Claim a1Claim = store.claim(1, now(), LEASE).get(0);
+    assertThat(a1Claim.id()).isEqualTo(a1);
+    assertThat(store.quarantine(a1Claim, "poison")).isTrue();
+
+    List<Claim> claims = store.claim(10, now().plusSeconds(3600), LEASE);
+
+    assertThat(ids(claims)).containsExactly(b1);
+  }
+
+  @Test
+  public final void requeue_puts_a_quarantined_entry_back_at_the_head_of_its_key() {
+    UUID a1 = store.enqueue(message("d", "A")).id();
+    UUID a2 = store.enqueue(message("d", "A")).id();
+    store.quarantine(store.claim(1, now(), LEASE).get(0), "poison");
+
+    assertThat(store.requeue(a1, now())).isTrue();
+
+    OutboxEntry requeued = store.find(a1).orElseThrow();
+    assertThat(requeued.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(requeued.attempts()).isZero();
+    List<Claim> claims = store.claim(10, now(), LEASE);
+    assertThat(ids(claims)).containsExactly(a1);
+    store.markDelivered(claims, now());
+    assertThat(ids(store.claim(10, now(), LEASE))).containsExactly(a2);
+  }
+
+  @Test
+  public final void discard_deletes_a_quarantined_entry_and_unblocks_its_key() {
+    UUID a1 = store.enqueue(message("d", "A")).id();
+    UUID a2 = store.enqueue(message("d", "A")).id();
+    store.quarantine(store.claim(1, now(), LEASE).get(0), "poison");
+
+    assertThat(store.discard(a1)).isTrue();
+
+    assertThat(store.find(a1)).isEmpty();
+    assertThat(ids(store.claim(10, now(), LEASE))).containsExactly(a2);
+  }
+
+  @Test
+  public final void requeue_and_discard_refuse_entries_that_are_not_quarantined() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+
+    assertThat(store.requeue(id, now())).isFalse();
+    assertThat(store.discard(id)).isFalse();
+    assertThat(store.requeue(UUID.randomUUID(), now())).isFalse();
+    assertThat(store.discard(UUID.randomUUID())).isFalse();
+    assertThat(store.find(id)).isPresent();
+  }
+
+  // ------------------------------------------------------------------------------------------ fencing
+
+  @Test
+  public final void a_stale_claims_mark_delivered_changes_nothing_and_reports_the_lost_claim() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim stale = store.claim(10, now(), LEASE).get(0);
+    Claim live = store.claim(10, now().plus(LEASE), LEASE).get(0);
+
+    List<Claim> lost = store.markDelivered(List.of(stale), now().plus(LEASE));
+
+    assertThat(ids(lost)).containsExactly(id);
+    OutboxEntry entry = store.find(id).orElseThrow();
+    assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.markDelivered(List.of(live), now().plus(LEASE))).isEmpty();
+    assertThat(store.find(id)).isEmpty();
+  }
+
+  @Test
+  public final void a_stale_claims_mark_failed_and_quarantine_change_nothing() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim stale = store.claim(10, now(), LEASE).get(0);
+    store.claim(10, now().plus(LEASE), LEASE);
+    OutboxEntry before = store.find(id).orElseThrow();
+
+    assertThat(store.markFailed(stale, "late", now().plusSeconds(999))).isFalse();
+    assertThat(store.quarantine(stale, "late")).isFalse();
+
+    OutboxEntry after = store.find(id).orElseThrow();
+    assertThat(after.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(after.attempts()).isZero();
+    assertThat(after.version()).isEqualTo(before.version());
+  }
+
+  @Test
+  public final void an_expired_claim_that_nobody_took_over_still_completes() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim claim = store.claim(10, now(), LEASE).get(0);
+
+    assertThat(store.markDelivered(List.of(claim), now().plus(LEASE).plusSeconds(1))).isEmpty();
+    assertThat(store.find(id)).isEmpty();
+  }
+
+  @Test
+  public final void mark_delivered_retires_a_whole_batch_and_reports_only_lost_claims() {
+    for (int i = 0; i < 50; i++) {
+      store.enqueue(unkeyed("m" + i));
+    }
+    List<Claim> claims = store.claim(50, now(), LEASE);
+    UUID stolen = claims.get(7).id();
+    assertThat(store.markFailed(claims.get(7), "x", now())).isTrue(); // releases entry 7 ...
+    List<Claim> retaken = store.claim(50, now(), LEASE); // ... and another claim takes it over
+    assertThat(ids(retaken)).containsExactly(stolen);
+
+    List<Claim> lost = store.markDelivered(claims, now());
+
+    assertThat(ids(lost)).containsExactly(stolen);
+    assertThat(store.find(stolen)).isPresent();
+    assertThat(store.stats(now()).pending()).isEqualTo(1);
+  }
+
+  @Test
+  public final void an_entry_face_mutation_cancels_a_claim() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim claim = store.claim(10, now(), LEASE).get(0);
+
+    store.markFailed(store.find(id).orElseThrow(), "operator says retry", null);
+
+    assertThat(ids(store.markDelivered(List.of(claim), now()))).containsExactly(id);
+    assertThat(store.find(id).orElseThrow().status()).isEqualTo(EntryStatus.FAILED);
+  }
+
+  // ------------------------------------------------------------------------------------------ failures
+
+  @Test
+  public final void mark_failed_counts_attempts_keeps_the_last_error_and_schedules_the_next_attempt() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Instant firstRetry = now().plusSeconds(5);
+    store.markFailed(store.claim(1, now(), LEASE).get(0), "timeout 1", firstRetry);
+    Instant secondRetry = firstRetry.plusSeconds(20);
+    store.markFailed(store.claim(1, firstRetry, LEASE).get(0), "timeout 2", secondRetry);
+
+    OutboxEntry entry = store.find(id).orElseThrow();
+
+    assertThat(entry.status()).isEqualTo(EntryStatus.FAILED);
+    assertThat(entry.attempts()).isEqualTo(2);
+    assertThat(entry.lastError()).isEqualTo("timeout 2");
+    assertThat(entry.availableAt()).isEqualTo(secondRetry);
+    assertThat(store.claim(1, secondRetry.minusMillis(1), LEASE)).isEmpty();
+    assertThat(ids(store.claim(1, secondRetry, LEASE))).containsExactly(id);
+  }
+
+  @Test
+  public final void find_retry_ready_returns_failed_entries_whose_time_has_come() {
+    UUID early = store.enqueue(unkeyed("a")).id();
+    UUID late = store.enqueue(unkeyed("b")).id();
+    store.enqueue(unkeyed("c"));
+    List<Claim> claims = store.claim(2, now(), LEASE);
+    store.markFailed(claims.get(0), "e", now().plusSeconds(10));
+    store.markFailed(claims.get(1), "e", now().plusSeconds(20));
+
+    assertThat(store.findRetryReady(now().plusSeconds(9), 10)).isEmpty();
+    assertThat(store.findRetryReady(now().plusSeconds(10), 10)).extracting(OutboxEntry::id).containsExactly(early);
+    assertThat(store.findRetryReady(now().plusSeconds(20), 10)).extracting(OutboxEntry::id)
+        .containsExactly(early, late);
+    assertThat(store.findRetryReady(now().plusSeconds(20), 1)).extracting(OutboxEntry::id).containsExactly(early);
+  }
+
+  @Test
+  public final void quarantined_lists_reason_attempts_last_error_and_key_page_by_page() {
+    List<UUID> poisoned = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      poisoned.add(store.enqueue(message("d", "K" + i)).id());
+    }
+    store.enqueue(unkeyed("healthy"));
+    for (Claim claim : store.claim(5, now(), LEASE)) {
+      store.quarantine(claim, "schema rejected");
+    }
+
+    List<OutboxEntry> page1 = store.quarantined(QuarantineQuery.first(3));
+    List<OutboxEntry> page2 = store.quarantined(QuarantineQuery.first(3).after(page1.get(2).sequence()));
+
+    assertThat(page1).extracting(OutboxEntry::id).containsExactlyElementsOf(poisoned.subList(0, 3));
+    assertThat(page2).extracting(OutboxEntry::id).containsExactlyElementsOf(poisoned.subList(3, 5));
+    OutboxEntry first = page1.get(0);
+    assertThat(first.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(first.quarantineReason()).isEqualTo("schema rejected");
+    assertThat(first.lastError()).isEqualTo("schema rejected");
+    assertThat(first.attempts()).isEqualTo(1);
+    assertThat(first.message().orderingKey()).contains("K0");
+  }
+
+  // ------------------------------------------------------------------------------------------ entry face
+
+  @Test
+  public final void enqueue_stores_a_pending_entry_under_the_message_id() {
+    Message message = unkeyed("hello");
+
+    OutboxEntry entry = store.enqueue(message);
+
+    assertThat(entry.id()).isEqualTo(message.id());
+    assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(entry.attempts()).isZero();
+    assertThat(entry.version()).isPositive();
+    assertThat(entry.createdAt()).isEqualTo(now());
+    assertThat(store.find(message.id())).contains(entry);
+    assertThat(store.find(UUID.randomUUID())).isEmpty();
+  }
+
+  @Test
+  public final void enqueue_refuses_an_id_that_exists() {
+    Message message = unkeyed("a");
+    store.enqueue(message);
+
+    assertThatThrownBy(() -> store.enqueue(message))
+        .isInstanceOfSatisfying(DuplicateMessageException.class, e -> assertThat(e.messageId()).isEqualTo(message.id()));
+    assertThat(store.stats(now()).pending()).isEqualTo(1);
+  }
+
+  @Test
+  public final void enqueue_refuses_a_message_over_the_limits_and_writes_nothing() {
+    byte[] tooBig = new byte[MessageLimits.DEFAULT_MAX_PAYLOAD_BYTES + 1];
+    Message message = Message.builder().withDestination("d").withPayload(tooBig).build();
+
+    assertThatThrownBy(() -> store.enqueue(message))
+        .isInstanceOfSatisfying(MessageRejectedException.class, e -> {
+          assertThat(e.field()).isEqualTo("payload");
+          assertThat(e.limit()).contains(String.valueOf(MessageLimits.DEFAULT_MAX_PAYLOAD_BYTES));
+        });
+    assertThat(store.find(message.id())).isEmpty();
+  }
+
+  @Test
+  public final void find_pending_returns_never_attempted_entries_in_delivery_order() {
+    UUID a = store.enqueue(unkeyed("a")).id();
+    UUID b = store.enqueue(unkeyed("b")).id();
+    UUID c = store.enqueue(unkeyed("c")).id();
+    store.markFailed(store.find(b).orElseThrow(), "e", null);
+
+    assertThat(store.findPending(10)).extracting(OutboxEntry::id).containsExactly(a, c);
+    assertThat(store.findPending(1)).extracting(OutboxEntry::id).containsExactly(a);
+  }
+
+  @Test
+  public final void save_upserts_by_id_and_never_creates_a_second_entry() {
+    Message message = message("d", "A");
+    OutboxEntry inserted = store.save(OutboxEntry.pending(message, now()));
+    OutboxEntry failed = inserted.withStatus(EntryStatus.FAILED).withAttempts(3, "boom");
+
+    OutboxEntry updated = store.save(failed);
+
+    assertThat(updated.id()).isEqualTo(message.id());
+    assertThat(updated.sequence()).isEqualTo(inserted.sequence());
+    assertThat(updated.version()).isGreaterThan(inserted.version());
+    assertThat(updated.attempts()).isEqualTo(3);
+    assertThat(store.find(message.id())).contains(updated);
+    assertThat(store.findRetryReady(now(), 10)).extracting(OutboxEntry::id).containsExactly(message.id());
+    assertThat(store.stats(now()).pending()).isEqualTo(1);
+  }
+
+  @Test
+  public final void save_with_a_stale_version_raises_an_optimistic_conflict_and_changes_nothing() {
+    OutboxEntry read = store.enqueue(unkeyed("a"));
+    OutboxEntry changed = store.markFailed(read, "other writer", null);
+
+    assertThatThrownBy(() -> store.save(read.withAttempts(9, "mine")))
+        .isInstanceOfSatisfying(OptimisticConflictException.class, e -> {
+          assertThat(e.entryId()).isEqualTo(read.id());
+          assertThat(e.expectedVersion()).isEqualTo(read.version());
+        });
+    assertThat(store.find(read.id())).contains(changed);
+  }
+
+  @Test
+  public final void entry_face_mutations_of_a_changed_entry_raise_an_optimistic_conflict() {
+    OutboxEntry read = store.enqueue(unkeyed("a"));
+    store.claim(1, now(), LEASE); // a claim changes the entry too
+
+    assertThatThrownBy(() -> store.markDelivered(read, "ok")).isInstanceOf(OptimisticConflictException.class);
+    assertThatThrownBy(() -> store.markFailed(read, "e", null)).isInstanceOf(OptimisticConflictException.class);
+    assertThatThrownBy(() -> store.markDeadLettered(read, "e", "r"))
+        .isInstanceOf(OptimisticConflictException.class);
+    assertThat(store.find(read.id()).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+  }
+
+  @Test
+  public final void entry_face_mutations_of_an_unknown_entry_raise_not_found() {
+    OutboxEntry ghost = OutboxEntry.pending(unkeyed("ghost"), now());
+
+    assertThatThrownBy(() -> store.markDelivered(ghost, null)).isInstanceOf(EntryNotFoundException.class);
+    assertThatThrownBy(() -> store.markFailed(ghost, "e", null)).isInstanceOf(EntryNotFoundException.class);
+    assertThatThrownBy(() -> store.markDeadLettered(ghost, "e", null)).isInstanceOf(EntryNotFoundException.class);
+  }
+
+  @Test
+  public final void entry_face_mark_failed_then_delivered_follows_the_entry() {
+    OutboxEntry read = store.enqueue(unkeyed("a"));
+    Instant retryAt = now().plusSeconds(30);
+
+    OutboxEntry failed = store.markFailed(read, "503", retryAt);
+    assertThat(failed.status()).isEqualTo(EntryStatus.FAILED);
+    assertThat(failed.attempts()).isEqualTo(1);
+    assertThat(failed.availableAt()).isEqualTo(retryAt);
+    assertThat(failed.version()).isGreaterThan(read.version());
+
+    OutboxEntry delivered = store.markDelivered(failed, "offset 7");
+    assertThat(delivered.status()).isEqualTo(EntryStatus.DELIVERED);
+    assertThat(store.find(read.id())).isEmpty(); // deleted on delivery
+  }
+
+  @Test
+  public final void mark_dead_lettered_quarantines_the_entry_with_its_reason() {
+    OutboxEntry read = store.enqueue(message("d", "A"));
+    UUID next = store.enqueue(message("d", "A")).id();
+
+    OutboxEntry dead = store.markDeadLettered(read, "400 Bad Request", "schema invalid");
+
+    assertThat(dead.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(dead.lastError()).isEqualTo("400 Bad Request");
+    assertThat(dead.quarantineReason()).isEqualTo("schema invalid");
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(read.id());
+    assertThat(store.claim(10, now(), LEASE)).extracting(Claim::id).doesNotContain(next);
+  }
+
+  // ------------------------------------------------------------------------------------------ retention
+
+  @Test
+  public final void delete_on_delivery_removes_delivered_entries() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    store.markDelivered(store.claim(1, now(), LEASE), now());
+
+    assertThat(store.find(id)).isEmpty();
+    assertThat(store.purgeDelivered(now(), 10)).isZero();
+  }
+
+  @Test
+  public final void keep_for_retains_delivered_entries_and_purges_them_in_bounded_batches() {
+    OutboxStore keeping = newStore(clock, Retention.keepFor(Duration.ofHours(1)));
+    assertThat(keeping.retention().keepPeriod()).contains(Duration.ofHours(1));
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(keeping.enqueue(unkeyed("m" + i)).id());
+    }
+    Instant deliveredAt = now();
+    keeping.markDelivered(keeping.claim(10, now(), LEASE), deliveredAt);
+
+    OutboxEntry kept = keeping.find(ids.get(0)).orElseThrow();
+    assertThat(kept.status()).isEqualTo(EntryStatus.DELIVERED);
+    assertThat(kept.deliveredAt()).isEqualTo(deliveredAt);
+    assertThat(keeping.claim(10, now().plusSeconds(7200), LEASE)).isEmpty();
+    assertThat(keeping.purgeDelivered(deliveredAt.plus(Duration.ofMinutes(59)), 10)).isZero();
+
+    Instant later = deliveredAt.plus(Duration.ofHours(1));
+    assertThat(keeping.purgeDelivered(later, 2)).isEqualTo(2);
+    assertThat(keeping.purgeDelivered(later, 2)).isEqualTo(2);
+    assertThat(keeping.purgeDelivered(later, 2)).isEqualTo(1);
+    assertThat(keeping.purgeDelivered(later, 2)).isZero();
+    assertThat(ids).allSatisfy(id -> assertThat(keeping.find(id)).isEmpty());
+  }
+
+  @Test
+  public final void a_kept_delivered_entry_does_not_block_its_key() {
+    OutboxStore keeping = newStore(clock, Retention.keepFor(Duration.ofHours(1)));
+    keeping.enqueue(message("d", "A"));
+    UUID second = keeping.enqueue(message("d", "A")).id();
+    keeping.markDelivered(keeping.claim(10, now(), LEASE), now());
+
+    assertThat(keeping.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(second);
+  }
+
+  // ------------------------------------------------------------------------------------------ data
+
+  @Test
+  public final void payload_bytes_and_headers_round_trip_verbatim() {
+    byte[] payload = new byte[256];
+    for (int i = 0; i < payload.length; i++) {
+      payload[i] = (byte) (255 - i); // starts with 0xFF, never valid UTF-8
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    headers.put("unicode", "ünïcødé ✓ \"quoted\" \\ back\nslash");
+    headers.put("empty", "");
+    Instant notBefore = now().minusSeconds(5);
+    Message message = Message.builder()
+        .withDestination("payments.v1")
+        .withOrderingKey("account-42")
+        .withPayload(payload)
+        .withContentType("application/x-protobuf")
+        .withHeaders(headers)
+        .withNotBefore(notBefore)
+        .build();
+
+    store.enqueue(message);
+
+    Message stored = store.find(message.id()).orElseThrow().message();
+    assertThat(stored.payload()).isEqualTo(payload);
+    assertThat(stored.headers()).isEqualTo(headers);
+    assertThat(stored).isEqualTo(message);
+    Message claimed = store.claim(1, now(), LEASE).get(0).message();
+    assertThat(claimed).isEqualTo(message);
+  }
+
+  @Test
+  public final void an_empty_payload_round_trips_as_empty() {
+    Message message = Message.builder().withDestination("d").build();
+
+    store.enqueue(message);
+
+    assertThat(store.find(message.id()).orElseThrow().message().payload()).isEmpty();
+  }
+
+  @Test
+  public final void stats_count_pending_in_flight_quarantined_and_the_oldest_pending() {
+    Instant first = now();
+    store.enqueue(unkeyed("a"));
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(unkeyed("b"));
+    store.enqueue(message("d", "Q"));
+    store.claim(1, now(), LEASE); // a is in flight
+    Claim q = store.claim(10, now(), LEASE).stream().filter(c -> c.message().orderingKey().isPresent())
+        .findFirst().orElseThrow();
+    store.quarantine(q, "bad");
+
+    OutboxStats stats = store.stats(now());
+
+    assertThat(stats.pending()).isEqualTo(2);
+    assertThat(stats.inFlight()).isEqualTo(2);
+    assertThat(stats.quarantined()).isEqualTo(1);
+    assertThat(stats.oldestPending()).contains(first);
+    assertThat(store.stats(now().plus(LEASE)).inFlight()).isZero();
+  }
+}
