@@ -8,7 +8,6 @@ import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
-import dev.outbox4j.memory.InMemoryOutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.testkit.ConsumerLedger;
 import dev.outbox4j.testkit.TcpProxy;
@@ -19,20 +18,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Outbox store → relay → RabbitMQ transport → the real broker → a real consumer. */
+/** PostgreSQL outbox → relay → RabbitMQ transport → the real broker → a real consumer. */
 class RabbitMqRelayEndToEndTest {
   private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
   private final ConsumerLedger ledger = new ConsumerLedger();
-  private final InMemoryOutboxStore store = InMemoryOutboxStore.create();
+  private final PostgresOutbox outbox = new PostgresOutbox("e2e_rabbitmq_");
   private final AtomicInteger failures = new AtomicInteger();
 
   @AfterEach
   void deleteQueue() {
+    outbox.close();
     broker.close();
   }
 
   private Relay relay(RabbitMqTransport transport) {
-    return Relay.builder(store, transport)
+    return Relay.builder(outbox.store(), transport)
         .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
             .withMaxAttempts(1_000).build())
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(100))
@@ -53,22 +53,24 @@ class RabbitMqRelayEndToEndTest {
   @Test
   void five_thousand_messages_arrive_once_each_in_key_order() {
     consume();
-    List<Message> sent = ConsumerLedger.writeBacklog(store, broker.destination(), 5_000, 50);
+    List<Message> sent = ConsumerLedger.backlog(broker.destination(), 5_000, 50);
+    outbox.write(sent);
     try (RabbitMqTransport transport = RabbitMqTransport.builder().withPort(RabbitMqTestBroker.PORT).build();
         Relay relay = relay(transport)) {
       relay.start();
 
-      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && store.pendingCount() == 0);
+      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
     }
     ledger.assertReceivedExactly(sent);
     assertThat(ledger.arrivalCount()).as("no duplicates without an outage").isEqualTo(5_000);
-    assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
+    assertThat(outbox.store().quarantined(QuarantineQuery.first(10))).isEmpty();
   }
 
   @Test
   void a_connection_outage_mid_run_loses_nothing_and_quarantines_nothing() {
     consume();
-    List<Message> sent = ConsumerLedger.writeBacklog(store, broker.destination(), 5_000, 50);
+    List<Message> sent = ConsumerLedger.backlog(broker.destination(), 5_000, 50);
+    outbox.write(sent);
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", RabbitMqTestBroker.PORT);
         RabbitMqTransport transport = RabbitMqTransport.builder().withPort(proxy.port())
             .withRecoveryInterval(Duration.ofMillis(250)).withConnectionTimeout(Duration.ofSeconds(2)).build();
@@ -80,10 +82,10 @@ class RabbitMqRelayEndToEndTest {
       await().atMost(Duration.ofSeconds(60)).until(() -> failures.get() >= 200);
       proxy.restore();
 
-      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && store.pendingCount() == 0);
+      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
     }
     ledger.assertReceivedExactly(sent);
     assertThat(failures.get()).as("deliveries failed during the outage and were retried").isGreaterThanOrEqualTo(200);
-    assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
+    assertThat(outbox.store().quarantined(QuarantineQuery.first(10))).isEmpty();
   }
 }

@@ -32,8 +32,33 @@ public final class ConsumerLedger {
   private final AtomicInteger arrivals = new AtomicInteger();
 
   /**
-   * Writes {@code count} messages to the store, spread round-robin over {@code keys} ordering keys, committed in
-   * transactions of 500.
+   * Makes {@code count} messages spread round-robin over {@code keys} ordering keys, payload {@code "<key>:<n>"}, each
+   * with a W3C {@code traceparent} header.
+   *
+   * @param destination the destination of every message
+   * @param count how many
+   * @param keys how many distinct ordering keys
+   * @return the messages, in the order to write them
+   */
+  public static List<Message> backlog(String destination, int count, int keys) {
+    List<Message> messages = new ArrayList<>(count);
+    int[] next = new int[keys];
+    for (int i = 0; i < count; i++) {
+      int key = i % keys;
+      String orderingKey = "key-" + key;
+      messages.add(Message.builder()
+          .withDestination(destination)
+          .withOrderingKey(orderingKey)
+          .withPayload(orderingKey + ":" + next[key]++)
+          .withContentType("text/plain")
+          .withHeader("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+          .build());
+    }
+    return messages;
+  }
+
+  /**
+   * Writes a {@link #backlog} to an in-memory store, committed in transactions of 500.
    *
    * @param store the store
    * @param destination the destination of every message
@@ -42,27 +67,12 @@ public final class ConsumerLedger {
    * @return the messages in commit order
    */
   public static List<Message> writeBacklog(InMemoryOutboxStore store, String destination, int count, int keys) {
-    List<Message> written = new ArrayList<>(count);
-    int[] next = new int[keys];
-    InMemoryTransaction transaction = store.begin();
-    for (int i = 0; i < count; i++) {
-      int key = i % keys;
-      String orderingKey = "key-" + key;
-      Message message = Message.builder()
-          .withDestination(destination)
-          .withOrderingKey(orderingKey)
-          .withPayload(orderingKey + ":" + next[key]++)
-          .withContentType("text/plain")
-          .withHeader("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-          .build();
-      store.outbox().write(transaction, message);
-      written.add(message);
-      if ((i + 1) % 500 == 0) {
-        transaction.commit();
-        transaction = store.begin();
-      }
+    List<Message> written = backlog(destination, count, keys);
+    for (int from = 0; from < written.size(); from += 500) {
+      InMemoryTransaction transaction = store.begin();
+      store.outbox().writeAll(transaction, written.subList(from, Math.min(from + 500, written.size())));
+      transaction.commit();
     }
-    transaction.commit();
     return written;
   }
 
