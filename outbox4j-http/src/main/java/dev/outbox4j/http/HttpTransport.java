@@ -1,0 +1,366 @@
+package dev.outbox4j.http;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Transport;
+import dev.outbox4j.spi.TransportProperties;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Delivers each message as an HTTP {@code POST} to a webhook endpoint (SPEC §5).
+ *
+ * <p>The destination is an endpoint alias, looked up in the configured alias → URI map; an unknown alias is a
+ * permanent failure. The body is the payload, byte for byte, with the message's content type. Headers sent:
+ * <ul>
+ *   <li>{@value #MESSAGE_ID_HEADER}: the message id (receivers dedupe on it);
+ *   <li>every message header under its own name ({@code traceparent} included);
+ *   <li>{@value #ORDERING_KEY_HEADER}: the ordering key, when the message has one;
+ *   <li>{@value #TIMESTAMP_HEADER}: the send time in Unix seconds, and {@value #SIGNATURE_HEADER}: its HMAC-SHA256
+ *       signature with the body (see {@link WebhookSignature}), when a signing secret is configured.
+ * </ul>
+ * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
+ *
+ * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable, with a
+ * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
+ * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
+ * refuses to send. The response body is discarded unread.
+ *
+ * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
+ * limits concurrency. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
+ */
+public final class HttpTransport implements Transport {
+  /** Header carrying the message id. */
+  public static final String MESSAGE_ID_HEADER = "Outbox-Message-Id";
+  /** Header carrying the send time, Unix seconds, signed with the body. */
+  public static final String TIMESTAMP_HEADER = "Outbox-Timestamp";
+  /** Header carrying {@code sha256=<hex HMAC>} of {@code timestamp + "." + body}. */
+  public static final String SIGNATURE_HEADER = "Outbox-Signature";
+  /** Header carrying the ordering key, when the message has one. */
+  public static final String ORDERING_KEY_HEADER = "Outbox-Ordering-Key";
+  /** Default request timeout: 5 s, below the relay's default delivery timeout (10 s) and lease (30 s). */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+  /** Default connect timeout: 3 s. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+
+  private static final Set<String> RESERVED = Set.of("content-type", MESSAGE_ID_HEADER.toLowerCase(Locale.ROOT),
+      TIMESTAMP_HEADER.toLowerCase(Locale.ROOT), SIGNATURE_HEADER.toLowerCase(Locale.ROOT),
+      ORDERING_KEY_HEADER.toLowerCase(Locale.ROOT));
+
+  private final Map<String, URI> endpoints;
+  private final @Nullable WebhookSignature signature;
+  private final Duration requestTimeout;
+  private final Clock clock;
+  private final HttpClient client;
+  private final boolean ownsClient;
+
+  private HttpTransport(Builder builder) {
+    this.endpoints = Map.copyOf(builder.endpoints);
+    this.signature = builder.secret == null ? null : WebhookSignature.withSecret(builder.secret);
+    this.requestTimeout = builder.requestTimeout;
+    this.clock = builder.clock;
+    if (builder.client != null) {
+      this.client = builder.client;
+      this.ownsClient = false;
+    } else {
+      this.client = HttpClient.newBuilder()
+          .version(builder.version)
+          .connectTimeout(builder.connectTimeout)
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .build();
+      this.ownsClient = true;
+    }
+  }
+
+  /** @return a builder with the defaults; not thread-safe */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Builds a transport from its properties form. Keys (all optional except at least one endpoint):
+   * <ul>
+   *   <li>{@code endpoint.<alias>}: the URI that destination {@code <alias>} posts to (http or https);
+   *   <li>{@code signing-secret}: the HMAC-SHA256 secret; without it no signature header is sent;
+   *   <li>{@code request-timeout}: default 5s; {@code connect-timeout}: default 3s;
+   *   <li>{@code http-version}: {@code HTTP_1_1} (default) or {@code HTTP_2}.
+   * </ul>
+   *
+   * @param properties the properties, without the host's prefix
+   * @return the transport
+   * @throws IllegalArgumentException naming a key that is unknown, missing or malformed
+   */
+  public static HttpTransport fromProperties(Map<String, String> properties) {
+    TransportProperties props = TransportProperties.of("http", properties);
+    Builder builder = builder();
+    props.withPrefix("endpoint.").forEach((alias, uri) -> {
+      try {
+        builder.withEndpoint(alias, URI.create(uri));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("http property 'endpoint." + alias + "' is not a valid URI", e);
+      }
+    });
+    props.string("signing-secret").ifPresent(builder::withSigningSecret);
+    props.duration("request-timeout").ifPresent(builder::withRequestTimeout);
+    props.duration("connect-timeout").ifPresent(builder::withConnectTimeout);
+    props.string("http-version").ifPresent(version -> {
+      try {
+        builder.withHttpVersion(HttpClient.Version.valueOf(version.toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("http property 'http-version' must be HTTP_1_1 or HTTP_2, was '"
+            + version + "'", e);
+      }
+    });
+    props.rejectUnknown();
+    return builder.build();
+  }
+
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    URI endpoint = endpoints.get(message.destination());
+    if (endpoint == null) {
+      return CompletableFuture.completedFuture(
+          DeliveryOutcome.permanent("no HTTP endpoint configured for destination '" + message.destination() + "'"));
+    }
+    byte[] body = message.payload();
+    HttpRequest request;
+    try {
+      request = request(endpoint, message, body);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(
+          DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
+    }
+    return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        .handle((response, error) -> error != null ? classify(error) : classify(response));
+  }
+
+  private HttpRequest request(URI endpoint, Message message, byte[] body) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+        .timeout(requestTimeout)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+        .header("Content-Type", message.contentType())
+        .header(MESSAGE_ID_HEADER, message.id().toString());
+    message.orderingKey().ifPresent(key -> request.header(ORDERING_KEY_HEADER, key));
+    message.headers().forEach((name, value) -> {
+      if (!RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+        request.header(name, value);
+      }
+    });
+    if (signature != null) {
+      String timestamp = Long.toString(clock.instant().getEpochSecond());
+      request.header(TIMESTAMP_HEADER, timestamp);
+      request.header(SIGNATURE_HEADER, signature.sign(timestamp, body));
+    }
+    return request.build();
+  }
+
+  private DeliveryOutcome classify(HttpResponse<Void> response) {
+    int status = response.statusCode();
+    if (status >= 200 && status < 300) {
+      return DeliveryOutcome.delivered();
+    }
+    String reason = "HTTP " + status + " from " + response.uri();
+    if (status == 408 || status == 429 || status >= 500) {
+      Optional<Duration> delay = response.headers().firstValue("Retry-After").flatMap(this::retryAfter);
+      return delay.map(d -> DeliveryOutcome.retryableAfter(reason, d))
+          .orElseGet(() -> DeliveryOutcome.retryable(reason));
+    }
+    return DeliveryOutcome.permanent(reason);
+  }
+
+  private static DeliveryOutcome classify(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof HttpConnectTimeoutException) {
+      return DeliveryOutcome.retryable("connect timed out: " + cause.getMessage());
+    }
+    if (cause instanceof HttpTimeoutException) {
+      return DeliveryOutcome.retryable("no response within the request timeout: " + cause.getMessage());
+    }
+    if (cause instanceof ConnectException) {
+      return DeliveryOutcome.retryable("connection refused or unreachable: " + cause);
+    }
+    if (cause instanceof IOException) {
+      return DeliveryOutcome.retryable("I/O failure: " + cause);
+    }
+    return DeliveryOutcome.retryable("request failed: " + cause);
+  }
+
+  /**
+   * @param value a {@code Retry-After} value: whole seconds, or an HTTP-date (RFC 1123)
+   * @return the delay it asks for (never negative), or empty when the value is malformed
+   */
+  Optional<Duration> retryAfter(String value) {
+    String trimmed = value.trim();
+    if (!trimmed.isEmpty() && trimmed.chars().allMatch(Character::isDigit)) {
+      try {
+        return Optional.of(Duration.ofSeconds(Long.parseLong(trimmed)));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
+    }
+    try {
+      Instant at = ZonedDateTime.parse(trimmed, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+      Duration delay = Duration.between(clock.instant(), at);
+      return Optional.of(delay.isNegative() ? Duration.ZERO : delay);
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Closes the HTTP client if this transport created it (Java 21+ only; on 17 its threads simply idle out). */
+  @Override
+  public void close() {
+    if (ownsClient && client instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        // closing is best effort
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null)
+        + ", requestTimeout=" + requestTimeout + "}";
+  }
+
+  /**
+   * Configures an {@link HttpTransport}. Not thread-safe; {@link #build()} copies the configuration into an immutable,
+   * thread-safe transport.
+   */
+  public static final class Builder {
+    private final Map<String, URI> endpoints = new LinkedHashMap<>();
+    private @Nullable String secret;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
+    private Clock clock = Clock.systemUTC();
+    private @Nullable HttpClient client;
+
+    private Builder() {}
+
+    /**
+     * @param alias the destination name messages use; non-blank
+     * @param uri where messages to that destination are posted; absolute {@code http} or {@code https}
+     * @return this builder
+     */
+    public Builder withEndpoint(String alias, URI uri) {
+      endpoints.put(Objects.requireNonNull(alias, "alias"), Objects.requireNonNull(uri, "uri"));
+      return this;
+    }
+
+    /**
+     * @param sharedSecret the HMAC-SHA256 signing secret shared with the receivers (its UTF-8 bytes are the key);
+     *     {@code null} (the default) sends no timestamp or signature header
+     * @return this builder
+     */
+    public Builder withSigningSecret(@Nullable String sharedSecret) {
+      this.secret = sharedSecret;
+      return this;
+    }
+
+    /**
+     * @param timeout how long one request may take until its response headers arrive; default 5 s. Keep it below
+     *     the relay's delivery timeout (default 10 s), itself below the lease (default 30 s), so a slow endpoint
+     *     yields a retryable failure rather than a duplicate sent by another relay.
+     * @return this builder
+     */
+    public Builder withRequestTimeout(Duration timeout) {
+      this.requestTimeout = Objects.requireNonNull(timeout, "requestTimeout");
+      return this;
+    }
+
+    /**
+     * @param timeout how long opening a connection may take; default 3 s; ignored with {@link #withHttpClient}
+     * @return this builder
+     */
+    public Builder withConnectTimeout(Duration timeout) {
+      this.connectTimeout = Objects.requireNonNull(timeout, "connectTimeout");
+      return this;
+    }
+
+    /**
+     * @param httpVersion the protocol version to ask for; default HTTP/1.1; ignored with {@link #withHttpClient}
+     * @return this builder
+     */
+    public Builder withHttpVersion(HttpClient.Version httpVersion) {
+      this.version = Objects.requireNonNull(httpVersion, "httpVersion");
+      return this;
+    }
+
+    /**
+     * @param source the time written into {@value #TIMESTAMP_HEADER} and used to turn a {@code Retry-After} date
+     *     into a delay; default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock source) {
+      this.clock = Objects.requireNonNull(source, "clock");
+      return this;
+    }
+
+    /**
+     * @param httpClient a client to use instead of one built from this builder's settings (for TLS or proxy
+     *     settings); it should not follow redirects. The transport does not close a client it was given.
+     * @return this builder
+     */
+    public Builder withHttpClient(HttpClient httpClient) {
+      this.client = Objects.requireNonNull(httpClient, "httpClient");
+      return this;
+    }
+
+    /**
+     * @return the transport
+     * @throws IllegalArgumentException naming the option out of range: no endpoint, a blank alias, a URI that is not
+     *     absolute http(s), an empty secret, a non-positive timeout
+     */
+    public HttpTransport build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalArgumentException("at least one endpoint is required");
+      }
+      endpoints.forEach((alias, uri) -> {
+        if (alias.isBlank()) {
+          throw new IllegalArgumentException("endpoint alias must not be blank");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+          throw new IllegalArgumentException("endpoint '" + alias + "' must be an absolute http(s) URI with a host");
+        }
+      });
+      if (secret != null && secret.isEmpty()) {
+        throw new IllegalArgumentException("signingSecret must not be empty");
+      }
+      requirePositive("requestTimeout", requestTimeout);
+      requirePositive("connectTimeout", connectTimeout);
+      return new HttpTransport(this);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+    }
+  }
+}

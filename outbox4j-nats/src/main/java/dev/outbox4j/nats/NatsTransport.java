@@ -1,0 +1,456 @@
+package dev.outbox4j.nats;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Transport;
+import dev.outbox4j.spi.TransportProperties;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes messages to NATS JetStream and reports success only on the stream's publish ack (SPEC §5).
+ *
+ * <h2>Why it is built this way</h2>
+ * <ul>
+ *   <li><b>Asynchronous publish, one ack each.</b> {@code publishAsync} writes the message and returns a future for
+ *       its {@link PublishAck}; the relay sends a whole batch before it waits, so the acks of a batch stream back
+ *       while the rest is still being written, in about one round trip.
+ *   <li><b>The message id is the {@value #MESSAGE_ID_HEADER} header.</b> JetStream drops a second publish with the same
+ *       id inside the stream's duplicate window (default 2 minutes) and acks it as a duplicate. A retry after a lost
+ *       ack, or a message replayed from a reconnect buffer after the relay already retried it, is then stored once.
+ *       A duplicate ack counts as delivered: the stream holds the message.
+ *   <li><b>"No responders" is looked into, not guessed.</b> The server answers 503 "no responders" at once when no
+ *       stream listens on the subject — a configuration error no retry fixes — but also, briefly, while a clustered
+ *       stream elects a leader. So on a 503 the transport asks JetStream which streams capture the subject: none is a
+ *       permanent failure; one or more (or a failed lookup) is retryable. The lookup runs on the client's executor,
+ *       never on the thread that completed the publish, so it cannot stall the client's dispatcher.
+ *   <li><b>Connection failures are retryable.</b> The client reconnects forever on its own and buffers publishes
+ *       while disconnected; an ack that does not come within the ack timeout is a retryable failure, and the
+ *       message id keeps the eventual duplicate out of the stream.
+ *   <li><b>Connect lazily, fail fast.</b> The first delivery connects; after a failed attempt, deliveries fail at once
+ *       (retryable) until the reconnect wait has passed.
+ * </ul>
+ *
+ * <p>The destination is the subject (a mapping hook can change that); the message headers travel as NATS headers,
+ * with {@code Content-Type} set to the message's content type. Thread-safe. Passwords and tokens are never logged or
+ * shown by {@link #toString()}.
+ */
+public final class NatsTransport implements Transport {
+  /** The JetStream header the server deduplicates on; carries the message id. */
+  public static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+  /** Header carrying the content type. */
+  public static final String CONTENT_TYPE_HEADER = "Content-Type";
+  /** Default time to wait for a publish ack: 5 s, below the relay's delivery timeout (10 s). */
+  public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(5);
+  /** Default pause between reconnect attempts, and between failed first connects: 1 s. */
+  public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofSeconds(1);
+  /** Default connect timeout: 5 s. */
+  public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+
+  /** JetStream API error codes no retry can fix: message too large (10054), JetStream off for the account (10039). */
+  private static final Set<Integer> PERMANENT_API_ERRORS = Set.of(10054, 10039);
+
+  private final List<String> servers;
+  private final Options options;
+  private final Function<Message, String> subjects;
+  private final Duration ackTimeout;
+  private final Duration reconnectWait;
+  private final Clock clock;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile @Nullable Connected connected;
+  // guarded by lock
+  private @Nullable Instant nextConnectAttempt;
+  private boolean closed;
+
+  /** An open connection and its JetStream context. */
+  private record Connected(Connection connection, JetStream jetStream) {}
+
+  private NatsTransport(Builder builder) {
+    this.servers = List.copyOf(builder.servers);
+    this.subjects = builder.subjects;
+    this.ackTimeout = builder.ackTimeout;
+    this.reconnectWait = builder.reconnectWait;
+    this.clock = builder.clock;
+    Options.Builder options = Options.builder()
+        .servers(servers.toArray(String[]::new))
+        .connectionName(builder.connectionName)
+        .connectionTimeout(builder.connectionTimeout)
+        .reconnectWait(builder.reconnectWait)
+        .maxReconnects(-1);
+    if (builder.username != null && builder.password != null) {
+      options.userInfo(builder.username.toCharArray(), builder.password.toCharArray());
+    }
+    if (builder.token != null) {
+      options.token(builder.token.toCharArray());
+    }
+    this.options = options.build();
+  }
+
+  /** @return a builder with the defaults (server {@code nats://127.0.0.1:4222}); not thread-safe */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Builds a transport from its properties form. Keys, all optional:
+   * <ul>
+   *   <li>{@code servers}: comma-separated {@code nats://host:port} URLs, default {@code nats://127.0.0.1:4222}
+   *       (may hold credentials: never logged);
+   *   <li>{@code username} with {@code password}, or {@code token};
+   *   <li>{@code connection-name} (default {@code outbox4j-relay}), {@code connection-timeout} (5s),
+   *       {@code reconnect-wait} (1s), {@code ack-timeout} (5s).
+   * </ul>
+   *
+   * @param properties the properties, without the host's prefix
+   * @return the transport
+   * @throws IllegalArgumentException naming a key that is unknown or malformed
+   */
+  public static NatsTransport fromProperties(Map<String, String> properties) {
+    TransportProperties props = TransportProperties.of("nats", properties);
+    Builder builder = builder();
+    props.string("servers").ifPresent(value -> {
+      List<String> urls = new ArrayList<>();
+      for (String url : value.split(",")) {
+        if (!url.isBlank()) {
+          urls.add(url.trim());
+        }
+      }
+      builder.withServers(urls);
+    });
+    props.string("username").ifPresent(user -> builder.withUserInfo(user,
+        props.string("password").orElseThrow(() ->
+            new IllegalArgumentException("nats property 'password' is required with 'username'"))));
+    props.string("password");
+    props.string("token").ifPresent(builder::withToken);
+    props.string("connection-name").ifPresent(builder::withConnectionName);
+    props.duration("connection-timeout").ifPresent(builder::withConnectionTimeout);
+    props.duration("reconnect-wait").ifPresent(builder::withReconnectWait);
+    props.duration("ack-timeout").ifPresent(builder::withAckTimeout);
+    props.rejectUnknown();
+    return builder.build();
+  }
+
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    NatsMessage natsMessage;
+    try {
+      natsMessage = natsMessage(message);
+    } catch (RuntimeException e) {
+      return done(DeliveryOutcome.permanent("message cannot be expressed as a NATS message: " + e.getMessage()));
+    }
+    Connected target;
+    try {
+      target = connect();
+    } catch (IOException | RuntimeException e) {
+      return done(DeliveryOutcome.retryable("NATS unavailable (" + describeServers() + "): " + e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return done(DeliveryOutcome.retryable("interrupted while connecting to NATS"));
+    }
+    PublishOptions publishOptions = PublishOptions.builder().messageId(message.id().toString()).build();
+    CompletableFuture<PublishAck> ack;
+    try {
+      ack = target.jetStream().publishAsync(natsMessage, publishOptions);
+    } catch (IllegalArgumentException e) {
+      return done(DeliveryOutcome.permanent("NATS refused the message: " + e.getMessage()));
+    } catch (RuntimeException e) {
+      return done(DeliveryOutcome.retryable("publish failed: " + e));
+    }
+    String subject = natsMessage.getSubject();
+    Executor executor = target.connection().getOptions().getExecutor();
+    return ack
+        .thenApply(publishAck -> DeliveryOutcome.delivered())
+        .exceptionallyCompose(error -> classify(error, subject, target, executor))
+        .completeOnTimeout(DeliveryOutcome.retryable("no publish ack within " + ackTimeout), ackTimeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+  }
+
+  private NatsMessage natsMessage(Message message) {
+    Headers headers = new Headers();
+    message.headers().forEach(headers::add);
+    headers.put(CONTENT_TYPE_HEADER, message.contentType());
+    String subject = Objects.requireNonNull(subjects.apply(message), "subject mapping returned null");
+    return NatsMessage.builder().subject(subject).headers(headers).data(message.payload()).build();
+  }
+
+  private CompletionStage<DeliveryOutcome> classify(Throwable error, String subject, Connected target,
+      Executor executor) {
+    Throwable cause = error;
+    while (cause.getCause() != null && !(cause instanceof JetStreamApiException) && !isNoResponders(cause)) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof JetStreamApiException api) {
+      String reason = "JetStream refused the publish to '" + subject + "': " + api.getErrorDescription()
+          + " [" + api.getApiErrorCode() + "]";
+      return done(PERMANENT_API_ERRORS.contains(api.getApiErrorCode())
+          ? DeliveryOutcome.permanent(reason) : DeliveryOutcome.retryable(reason));
+    }
+    if (isNoResponders(cause)) {
+      return CompletableFuture.supplyAsync(() -> noResponders(subject, target), executor);
+    }
+    if (cause instanceof CancellationException || cause instanceof TimeoutException) {
+      return done(DeliveryOutcome.retryable("no publish ack for '" + subject + "': " + cause));
+    }
+    return done(DeliveryOutcome.retryable("publish to '" + subject + "' failed: " + cause));
+  }
+
+  private static boolean isNoResponders(Throwable error) {
+    String text = error.getMessage();
+    return text != null && (text.contains("503") || text.contains("No Responders"));
+  }
+
+  /** Runs off the client's dispatcher: the lookup is itself a request. */
+  private DeliveryOutcome noResponders(String subject, Connected target) {
+    try {
+      List<String> streams = target.connection().jetStreamManagement().getStreamNames(subject);
+      if (streams.isEmpty()) {
+        return DeliveryOutcome.permanent("no JetStream stream captures subject '" + subject + "'");
+      }
+      return DeliveryOutcome.retryable("no responders for '" + subject + "' although stream(s) " + streams
+          + " capture it (stream leader unavailable?)");
+    } catch (IOException | JetStreamApiException | RuntimeException e) {
+      return DeliveryOutcome.retryable("no responders for '" + subject + "', and the stream lookup failed: " + e);
+    }
+  }
+
+  private Connected connect() throws IOException, InterruptedException {
+    Connected current = connected;
+    if (current != null && current.connection().getStatus() != Connection.Status.CLOSED) {
+      return current;
+    }
+    lock.lock();
+    try {
+      current = connected;
+      if (current != null && current.connection().getStatus() != Connection.Status.CLOSED) {
+        return current;
+      }
+      if (closed) {
+        throw new IOException("transport is closed");
+      }
+      Instant now = clock.instant();
+      if (nextConnectAttempt != null && now.isBefore(nextConnectAttempt)) {
+        throw new IOException("not connected; next attempt after " + nextConnectAttempt);
+      }
+      try {
+        Connection connection = Nats.connect(options);
+        JetStream jetStream = connection.jetStream(JetStreamOptions.builder().requestTimeout(ackTimeout).build());
+        Connected opened = new Connected(connection, jetStream);
+        connected = opened;
+        nextConnectAttempt = null;
+        return opened;
+      } catch (IOException | RuntimeException e) {
+        nextConnectAttempt = now.plus(reconnectWait);
+        throw e;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static CompletableFuture<DeliveryOutcome> done(DeliveryOutcome outcome) {
+    return CompletableFuture.completedFuture(outcome);
+  }
+
+  private String describeServers() {
+    List<String> shown = new ArrayList<>();
+    for (String server : servers) {
+      try {
+        URI uri = URI.create(server);
+        shown.add(uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort()));
+      } catch (IllegalArgumentException e) {
+        shown.add("(unparseable server URL)");
+      }
+    }
+    return String.join(",", shown);
+  }
+
+  /** Closes the connection; acks still outstanding complete as retryable by timeout. Idempotent. */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      closed = true;
+      Connected current = connected;
+      connected = null;
+      if (current != null) {
+        current.connection().close();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "NatsTransport{servers=" + describeServers() + ", ackTimeout=" + ackTimeout + "}";
+  }
+
+  /**
+   * Configures a {@link NatsTransport}. Not thread-safe; {@link #build()} copies the configuration into an immutable,
+   * thread-safe transport (which connects on its first delivery).
+   */
+  public static final class Builder {
+    private List<String> servers = List.of("nats://127.0.0.1:4222");
+    private @Nullable String username;
+    private @Nullable String password;
+    private @Nullable String token;
+    private String connectionName = "outbox4j-relay";
+    private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+    private Duration reconnectWait = DEFAULT_RECONNECT_WAIT;
+    private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
+    private Function<Message, String> subjects = Message::destination;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /**
+     * @param urls the servers, {@code nats://host:port}; default {@code nats://127.0.0.1:4222}; never logged with
+     *     their credentials
+     * @return this builder
+     */
+    public Builder withServers(List<String> urls) {
+      this.servers = List.copyOf(urls);
+      return this;
+    }
+
+    /**
+     * @param url one server, {@code nats://host:port}
+     * @return this builder
+     */
+    public Builder withServer(String url) {
+      return withServers(List.of(url));
+    }
+
+    /**
+     * @param user the user name
+     * @param secret the password; never logged
+     * @return this builder
+     */
+    public Builder withUserInfo(String user, String secret) {
+      this.username = Objects.requireNonNull(user, "username");
+      this.password = Objects.requireNonNull(secret, "password");
+      return this;
+    }
+
+    /**
+     * @param secret an authentication token; never logged
+     * @return this builder
+     */
+    public Builder withToken(String secret) {
+      this.token = Objects.requireNonNull(secret, "token");
+      return this;
+    }
+
+    /**
+     * @param name shown in the server's monitoring; default {@code outbox4j-relay}
+     * @return this builder
+     */
+    public Builder withConnectionName(String name) {
+      this.connectionName = Objects.requireNonNull(name, "connectionName");
+      return this;
+    }
+
+    /**
+     * @param timeout how long one connect attempt may take; default 5 s
+     * @return this builder
+     */
+    public Builder withConnectionTimeout(Duration timeout) {
+      this.connectionTimeout = Objects.requireNonNull(timeout, "connectionTimeout");
+      return this;
+    }
+
+    /**
+     * @param wait the pause between reconnect attempts (the client reconnects forever) and between failed first
+     *     connects; default 1 s
+     * @return this builder
+     */
+    public Builder withReconnectWait(Duration wait) {
+      this.reconnectWait = Objects.requireNonNull(wait, "reconnectWait");
+      return this;
+    }
+
+    /**
+     * @param timeout how long a publish waits for its ack before it counts as a retryable failure; default 5 s; keep
+     *     it below the relay's delivery timeout (default 10 s) and so below the lease, and well below the stream's
+     *     duplicate window so a retry is still deduplicated
+     * @return this builder
+     */
+    public Builder withAckTimeout(Duration timeout) {
+      this.ackTimeout = Objects.requireNonNull(timeout, "ackTimeout");
+      return this;
+    }
+
+    /**
+     * @param mapping decides each message's subject; default the destination. An exception it throws is a permanent
+     *     failure of that message.
+     * @return this builder
+     */
+    public Builder withSubjectMapping(Function<Message, String> mapping) {
+      this.subjects = Objects.requireNonNull(mapping, "subjectMapping");
+      return this;
+    }
+
+    /**
+     * @param source the time for the reconnect delay after a failed first connect; default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock source) {
+      this.clock = Objects.requireNonNull(source, "clock");
+      return this;
+    }
+
+    /**
+     * @return the transport, not yet connected
+     * @throws IllegalArgumentException naming the option out of range: no server, a non-positive timeout or wait,
+     *     both a token and a user
+     */
+    public NatsTransport build() {
+      if (servers.isEmpty()) {
+        throw new IllegalArgumentException("at least one server is required");
+      }
+      if (token != null && username != null) {
+        throw new IllegalArgumentException("give either a token or a user name and password, not both");
+      }
+      requirePositive("connectionTimeout", connectionTimeout);
+      requirePositive("reconnectWait", reconnectWait);
+      requirePositive("ackTimeout", ackTimeout);
+      return new NatsTransport(this);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+    }
+  }
+}
