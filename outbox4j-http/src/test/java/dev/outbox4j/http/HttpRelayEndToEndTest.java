@@ -57,7 +57,7 @@ class HttpRelayEndToEndTest {
         Relay relay = relay(transport)) {
       relay.start();
 
-      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
+      await().atMost(Duration.ofSeconds(180)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
     }
     ledger.assertReceivedExactly(sent);
     assertThat(ledger.arrivalCount()).as("no duplicates without an outage").isEqualTo(5_000);
@@ -75,13 +75,13 @@ class HttpRelayEndToEndTest {
             .withConnectTimeout(Duration.ofSeconds(2)).withRequestTimeout(Duration.ofSeconds(3)).build();
         Relay relay = relay(transport)) {
       relay.start();
-      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 1_000);
+      await().atMost(Duration.ofSeconds(180)).until(() -> ledger.uniqueCount() >= 1_000);
 
       proxy.cut();
-      await().atMost(Duration.ofSeconds(60)).until(() -> failures.get() >= 200);
+      await().atMost(Duration.ofSeconds(180)).until(() -> failures.get() >= 200);
       proxy.restore();
 
-      await().atMost(Duration.ofSeconds(60)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
+      await().atMost(Duration.ofSeconds(180)).until(() -> ledger.uniqueCount() >= 5_000 && outbox.pending() == 0);
     }
     ledger.assertReceivedExactly(sent);
     assertThat(failures.get()).as("deliveries failed during the outage and were retried").isGreaterThanOrEqualTo(200);

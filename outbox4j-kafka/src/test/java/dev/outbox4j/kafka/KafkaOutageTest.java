@@ -75,11 +75,11 @@ class KafkaOutageTest {
             .build();
         KafkaConsumer<byte[], byte[]> consumer = kafka.consumerFromStart(topic)) {
       relay.start();
-      await().atMost(Duration.ofSeconds(60)).until(() -> delivered.get() >= 300);
+      await().atMost(Duration.ofSeconds(180)).until(() -> delivered.get() >= 300);
 
       proxy.cut();
       try {
-        await().atMost(Duration.ofSeconds(60)).until(() -> failed.get() >= 40);
+        await().atMost(Duration.ofSeconds(180)).until(() -> failed.get() >= 40);
       } finally {
         proxy.restore();
       }
