@@ -1,11 +1,14 @@
 package dev.outbox4j.examples;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.memory.InProcessTransport;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.QuarantineQuery;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,7 +20,7 @@ import org.h2.jdbcx.JdbcDataSource;
  * same JDBC transactions as the business rows (one transaction rolls back), then drain the outbox with a relay and an
  * in-process transport. Run with:
  *
- * <pre>mvn -q -pl examples -am compile exec:java -Dexec.mainClass=dev.outbox4j.examples.H2QuickStart</pre>
+ * <pre>mvn -q -pl examples -am compile exec:java</pre>
  */
 public final class H2QuickStart {
   private H2QuickStart() {}
@@ -50,13 +53,25 @@ public final class H2QuickStart {
       outbox.write(connection, Message.builder().withDestination("orders").withPayload("{\"never\":\"sent\"}").build());
       connection.rollback();
       System.out.println("rolled back a transaction: its message never existed");
+      outbox.write(connection, Message.builder().withDestination("orders").withOrderingKey("order-9")
+          .withPayload("{\"poison\":true}").build());
+      connection.commit();
     }
 
     System.out.println("waiting in the outbox: " + store.stats(java.time.Instant.now()).pending());
-    InProcessTransport transport = InProcessTransport.consuming(message -> System.out.printf(
-        "delivered  key=%-8s %s%n", message.orderingKey().orElse("-"),
-        new String(message.payload(), StandardCharsets.UTF_8)));
+    InProcessTransport transport = InProcessTransport.of(message -> {
+      String body = new String(message.payload(), StandardCharsets.UTF_8);
+      if (body.contains("poison")) {
+        return DeliveryOutcome.permanent("the consumer rejects this payload");
+      }
+      System.out.printf("delivered  key=%-8s %s%n", message.orderingKey().orElse("-"), body);
+      return DeliveryOutcome.delivered();
+    });
     RelayResult result = Relay.builder(store, transport).build().drain(100);
     System.out.println("relay: " + result + "; left in the outbox: " + store.stats(java.time.Instant.now()).pending());
+    for (OutboxEntry entry : store.quarantined(QuarantineQuery.first(10))) {
+      System.out.printf("quarantined %s key=%s: %s (requeue or discard it)%n", entry.id(),
+          entry.message().orderingKey().orElse("-"), entry.quarantineReason());
+    }
   }
 }
