@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
-import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.testkit.ConsumerLedger;
 import dev.outbox4j.testkit.TcpProxy;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class HttpRelayEndToEndTest {
   private final WebhookServer server = new WebhookServer();
   private final ConsumerLedger ledger = new ConsumerLedger();
-  private final PostgresOutbox outbox = new PostgresOutbox("e2e_http_");
+  private final PostgresTestOutbox outbox = PostgresTestOutbox.fresh("e2e_http_");
   private final AtomicInteger failures = new AtomicInteger();
 
   @AfterEach

@@ -1,6 +1,7 @@
 package dev.outbox4j.http;
 
 import dev.outbox4j.Relay;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.testkit.ConsumerLedger;
 import java.time.Duration;
 
@@ -16,7 +17,7 @@ public final class HttpThroughput {
   public static void main(String[] args) throws Exception {
     int count = 20_000;
     ConsumerLedger ledger = new ConsumerLedger();
-    try (PostgresOutbox outbox = new PostgresOutbox("bench_http_");
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("bench_http_");
         WebhookServer server = new WebhookServer()) {
       server.onRequest(r -> ledger.record(r.header(HttpTransport.MESSAGE_ID_HEADER), r.body()));
       outbox.write(ConsumerLedger.backlog("hook", count, 1_000));

@@ -2,6 +2,7 @@ package dev.outbox4j.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.spi.Retention;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -61,12 +62,7 @@ enum TestDatabase {
   void dropAndMigrate(DataSource dataSource, TableNames names) {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
       switch (this) {
-        case POSTGRES -> {
-          s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", " + names.qualified("outbox_key") + ", "
-              + names.qualified("schema_version") + " CASCADE");
-          s.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_assign_key_seq") + "()");
-          s.execute("DROP SEQUENCE IF EXISTS " + names.qualified("outbox_seq"));
-        }
+        case POSTGRES -> PostgresTestOutbox.dropOutboxSchema(s, names);
         case MARIADB -> s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", "
             + names.qualified("outbox_key") + ", " + names.qualified("schema_version"));
         case H2 -> s.execute("DROP ALL OBJECTS");

@@ -6,6 +6,7 @@ import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.spi.QuarantineQuery;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,9 +25,9 @@ class KafkaRelayEndToEndTest {
     kafka.createTopic(topic, 4);
     List<Message> messages = Arrivals.messages(topic, 5000, 50);
     Arrivals arrivals = new Arrivals();
-    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_e2e_")) {
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("kafka_e2e_")) {
       JdbcOutboxStore store = outbox.store();
-      outbox.writeAll(messages);
+      outbox.write(messages);
       try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build();
           Relay relay = Relay.builder(store, transport)
               .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.memory.InMemoryOutboxStore;
 import dev.outbox4j.spi.OutboxStore;
 import java.time.Duration;
@@ -33,22 +34,22 @@ class KafkaThroughputMeasurement {
 
   @Test
   void measure_unkeyed_postgres_backlog() {
-    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
-      measure("PostgreSQL, unkeyed, batch 1000", outbox.store(), outbox::writeAll, 0, 1000);
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, unkeyed, batch 1000", outbox.store(), outbox::write, 0, 1000);
     }
   }
 
   @Test
   void measure_postgres_backlog_over_1000_keys() {
-    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
-      measure("PostgreSQL, 1000 ordering keys, batch 1000", outbox.store(), outbox::writeAll, 1000, 1000);
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, 1000 ordering keys, batch 1000", outbox.store(), outbox::write, 1000, 1000);
     }
   }
 
   @Test
   void measure_postgres_backlog_over_50_keys() {
-    try (PostgresOutbox outbox = PostgresOutbox.fresh("kafka_bench_")) {
-      measure("PostgreSQL, 50 ordering keys, batch 200", outbox.store(), outbox::writeAll, 50, 200);
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("kafka_bench_")) {
+      measure("PostgreSQL, 50 ordering keys, batch 200", outbox.store(), outbox::write, 50, 200);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.testkit.ConsumerLedger;
 import dev.outbox4j.testkit.TcpProxy;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class NatsRelayEndToEndTest {
   private final NatsTestStream stream = new NatsTestStream();
   private final ConsumerLedger ledger = new ConsumerLedger();
-  private final PostgresOutbox outbox = new PostgresOutbox("e2e_nats_");
+  private final PostgresTestOutbox outbox = PostgresTestOutbox.fresh("e2e_nats_");
   private final AtomicInteger failures = new AtomicInteger();
 
   @AfterEach

@@ -1,6 +1,7 @@
 package dev.outbox4j.nats;
 
 import dev.outbox4j.Relay;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.testkit.ConsumerLedger;
 import java.time.Duration;
 
@@ -16,7 +17,7 @@ public final class NatsThroughput {
   public static void main(String[] args) throws Exception {
     int count = 20_000;
     ConsumerLedger ledger = new ConsumerLedger();
-    try (PostgresOutbox outbox = new PostgresOutbox("bench_nats_");
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("bench_nats_");
         NatsTestStream stream = new NatsTestStream()) {
       stream.startConsuming(message ->
           ledger.record(message.getHeaders().getFirst(NatsTransport.MESSAGE_ID_HEADER), message.getData()));

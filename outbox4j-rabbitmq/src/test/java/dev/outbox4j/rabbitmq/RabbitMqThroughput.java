@@ -1,6 +1,7 @@
 package dev.outbox4j.rabbitmq;
 
 import dev.outbox4j.Relay;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.testkit.ConsumerLedger;
 import java.time.Duration;
 
@@ -16,7 +17,7 @@ public final class RabbitMqThroughput {
   public static void main(String[] args) throws Exception {
     int count = 20_000;
     ConsumerLedger ledger = new ConsumerLedger();
-    try (PostgresOutbox outbox = new PostgresOutbox("bench_rabbitmq_");
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("bench_rabbitmq_");
         RabbitMqTestBroker broker = new RabbitMqTestBroker()) {
       broker.startConsuming((tag, delivery) ->
           ledger.record(delivery.getProperties().getMessageId(), delivery.getBody()));

@@ -1,0 +1,109 @@
+package dev.outbox4j.jdbc.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.Message;
+import dev.outbox4j.jdbc.JdbcOutbox;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.TableNames;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A real PostgreSQL outbox (127.0.0.1:5432, database {@code test}, user {@code postgres}) for other modules'
+ * end-to-end tests and throughput mains: messages are written in committed transactions through {@link JdbcOutbox},
+ * as an application would, and a relay drains them through {@link #store()}.
+ *
+ * <p>Each outbox lives in tables of its own prefix, so a module never meets another module's rows. {@link #fresh}
+ * drops the prefix's outbox objects and migrates them afresh, so every run starts empty and on the current schema.
+ *
+ * <p>Shipped in outbox4j-jdbc's test-jar; a module uses it with a {@code test-jar} dependency and brings the
+ * PostgreSQL driver and HikariCP itself (test dependencies are not transitive). Thread-safe; the caller closes it.
+ */
+public final class PostgresTestOutbox implements AutoCloseable {
+  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  private static final int TRANSACTION_SIZE = 500;
+
+  private final HikariDataSource pool;
+  private final JdbcOutboxStore store;
+
+  private PostgresTestOutbox(String tablePrefix) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(URL);
+    config.setMaximumPoolSize(8);
+    config.setPoolName("outbox4j-test-" + tablePrefix);
+    pool = new HikariDataSource(config);
+    try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+      dropOutboxSchema(statement, TableNames.withPrefix(tablePrefix));
+    } catch (SQLException e) {
+      pool.close();
+      throw new IllegalStateException("cannot reset the " + tablePrefix + " outbox tables", e);
+    }
+    store = JdbcOutboxStore.builder(pool).withTablePrefix(tablePrefix).build();
+    store.migrate();
+  }
+
+  /**
+   * Opens a pool and an empty outbox, migrated afresh, in the prefix's tables.
+   *
+   * @param tablePrefix the table prefix, a plain identifier such as {@code e2e_http_}; one per test class
+   * @return the outbox; close it to close its pool
+   * @throws IllegalStateException if the tables cannot be dropped
+   */
+  public static PostgresTestOutbox fresh(String tablePrefix) {
+    return new PostgresTestOutbox(tablePrefix);
+  }
+
+  /**
+   * Drops every PostgreSQL object the outbox migration creates under these names (tables, key-sequence function,
+   * sequence), if present.
+   *
+   * @param statement a statement on an autocommit connection
+   * @param names the schema and prefix
+   * @throws SQLException if a drop fails
+   */
+  public static void dropOutboxSchema(Statement statement, TableNames names) throws SQLException {
+    statement.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", " + names.qualified("outbox_key") + ", "
+        + names.qualified("schema_version") + " CASCADE");
+    statement.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_assign_key_seq") + "()");
+    statement.execute("DROP SEQUENCE IF EXISTS " + names.qualified("outbox_seq"));
+  }
+
+  /** @return the store over this outbox's tables, for a relay */
+  public JdbcOutboxStore store() {
+    return store;
+  }
+
+  /**
+   * Writes the messages in list order, committing every 500 as the application's own transactions would.
+   *
+   * @param messages the messages
+   * @throws IllegalStateException if a write fails
+   */
+  public void write(List<Message> messages) {
+    JdbcOutbox outbox = store.outbox();
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      for (int from = 0; from < messages.size(); from += TRANSACTION_SIZE) {
+        outbox.writeAll(connection, messages.subList(from, Math.min(from + TRANSACTION_SIZE, messages.size())));
+        connection.commit();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** @return entries not yet delivered or quarantined, now */
+  public long pending() {
+    return store.stats(Instant.now()).pending();
+  }
+
+  /** Closes the pool. */
+  @Override
+  public void close() {
+    pool.close();
+  }
+}
