@@ -30,6 +30,7 @@ public final class TcpProxy implements AutoCloseable {
   private final int port;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
+  private @Nullable Thread acceptor;
   private @Nullable ServerSocket listener;
   private boolean closed;
 
@@ -76,10 +77,22 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Closes every open connection and refuses new ones until {@link #restore()}. Idempotent. */
   public void cut() {
+    Thread acceptorToJoin;
     synchronized (lock) {
       ServerSocket server = listener;
       listener = null;
       closeQuietly(server);
+      acceptorToJoin = acceptor;
+      acceptor = null;
+    }
+    // The JDK may finish closing a listening socket only when the thread blocked in accept() returns; until then the
+    // kernel still completes connections into the backlog. Wait for the acceptor so "cut" means refused on return.
+    if (acceptorToJoin != null && acceptorToJoin != Thread.currentThread()) {
+      try {
+        acceptorToJoin.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     for (Socket socket : sockets) {
       closeQuietly(socket);
@@ -127,10 +140,12 @@ public final class TcpProxy implements AutoCloseable {
     return server;
   }
 
+  /** Called with {@link #lock} held. */
   private void startAccepting(ServerSocket server) {
-    Thread acceptor = new Thread(() -> accept(server), "tcp-proxy-accept-" + port);
-    acceptor.setDaemon(true);
-    acceptor.start();
+    Thread thread = new Thread(() -> accept(server), "tcp-proxy-accept-" + port);
+    thread.setDaemon(true);
+    acceptor = thread;
+    thread.start();
   }
 
   private void accept(ServerSocket server) {
