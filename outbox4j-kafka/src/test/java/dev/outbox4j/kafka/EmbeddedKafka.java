@@ -1,5 +1,6 @@
 package dev.outbox4j.kafka;
 
+import dev.outbox4j.testkit.TcpProxy;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -58,7 +59,7 @@ final class EmbeddedKafka {
     int brokerPort = freePort();
     int proxiedPort = freePort();
     int controllerPort = freePort();
-    proxy = TcpProxy.start(proxiedPort);
+    proxy = TcpProxy.start("127.0.0.1", proxiedPort);
     String logDir = directory.resolve("data").toString();
 
     Map<String, String> props = new HashMap<>();

@@ -10,6 +10,7 @@ import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.memory.InMemoryOutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.testkit.TcpProxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
