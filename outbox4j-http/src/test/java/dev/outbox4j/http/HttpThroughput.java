@@ -3,7 +3,6 @@ package dev.outbox4j.http;
 import dev.outbox4j.Relay;
 import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.testkit.ConsumerLedger;
-import java.time.Duration;
 
 /**
  * Measures (never asserts) end-to-end throughput: a backlog of 20,000 messages in a PostgreSQL outbox (1,000 ordering keys), drained by one relay
@@ -24,16 +23,7 @@ public final class HttpThroughput {
       try (HttpTransport transport = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
           .withSigningSecret("bench").build();
           Relay relay = Relay.builder(outbox.store(), transport).withBatchSize(500).withMaxInFlight(64).build()) {
-        long start = System.nanoTime();
-        relay.start();
-        long deadline = start + Duration.ofMinutes(5).toNanos();
-        while (ledger.uniqueCount() < count && System.nanoTime() < deadline) {
-          Thread.sleep(5); // a benchmark's poll, not test logic
-        }
-        while (outbox.pending() > 0 && System.nanoTime() < deadline) {
-          Thread.sleep(5); // until the last confirmations are recorded
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        double seconds = outbox.timeToDeliver(relay, ledger, count).toNanos() / 1e9;
         System.out.printf("HTTP: %d messages delivered end to end in %.2f s = %.0f messages/s (%d arrivals)%n",
             ledger.uniqueCount(), seconds, ledger.uniqueCount() / seconds, ledger.arrivalCount());
       }

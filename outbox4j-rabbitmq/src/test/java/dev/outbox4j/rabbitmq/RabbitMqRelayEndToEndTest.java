@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
-import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
-import dev.outbox4j.RelayListener;
-import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.testkit.ConsumerLedger;
+import dev.outbox4j.testkit.FailedAttempts;
 import dev.outbox4j.testkit.TcpProxy;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +20,7 @@ class RabbitMqRelayEndToEndTest {
   private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
   private final ConsumerLedger ledger = new ConsumerLedger();
   private final PostgresTestOutbox outbox = PostgresTestOutbox.fresh("e2e_rabbitmq_");
-  private final AtomicInteger failures = new AtomicInteger();
+  private final FailedAttempts failures = new FailedAttempts();
 
   @AfterEach
   void deleteQueue() {
@@ -33,17 +29,7 @@ class RabbitMqRelayEndToEndTest {
   }
 
   private Relay relay(RabbitMqTransport transport) {
-    return Relay.builder(outbox.store(), transport)
-        .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
-            .withMaxAttempts(1_000).build())
-        .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(100))
-        .onEvent(new RelayListener() {
-          @Override
-          public void onFailed(OutboxEntry entry, String error, Instant nextAttemptAt) {
-            failures.incrementAndGet();
-          }
-        })
-        .build();
+    return outbox.relayWithFastRetries(transport).onEvent(failures).build();
   }
 
   private void consume() {

@@ -3,12 +3,18 @@ package dev.outbox4j.jdbc.testing;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Message;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RelayBuilder;
+import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.jdbc.TableNames;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import dev.outbox4j.spi.Transport;
+import dev.outbox4j.testkit.ConsumerLedger;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -94,6 +100,43 @@ public final class PostgresTestOutbox implements AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * Starts a relay over this outbox configured to ride out an outage: failed deliveries are retried quickly and often
+   * (exponential backoff from 50 ms, capped at 500 ms, up to 1,000 attempts), and it polls every 5 to 100 ms.
+   *
+   * @param transport the transport under test
+   * @return a builder with those settings, for the test to add listeners or timeouts and build
+   */
+  public RelayBuilder relayWithFastRetries(Transport transport) {
+    return Relay.builder(store, transport)
+        .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
+            .withMaxAttempts(1_000).build())
+        .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(100));
+  }
+
+  /**
+   * For throughput mains (never tests): starts the relay and polls until the consumer has received {@code count}
+   * distinct messages and the outbox has recorded every delivery, or five minutes have passed.
+   *
+   * @param relay a relay over this outbox, not yet started
+   * @param ledger what the consumer received
+   * @param count how many messages were written
+   * @return the wall-clock time from starting the relay until then
+   * @throws InterruptedException if interrupted while polling
+   */
+  public Duration timeToDeliver(Relay relay, ConsumerLedger ledger, int count) throws InterruptedException {
+    long start = System.nanoTime();
+    relay.start();
+    long deadline = start + Duration.ofMinutes(5).toNanos();
+    while (ledger.uniqueCount() < count && System.nanoTime() < deadline) {
+      Thread.sleep(5); // a benchmark's poll, not test logic
+    }
+    while (pending() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5); // until the last confirmations are recorded
+    }
+    return Duration.ofNanos(System.nanoTime() - start);
   }
 
   /** @return entries not yet delivered or quarantined, now */
