@@ -8,6 +8,7 @@ import dev.outbox4j.MessageLimits;
 import dev.outbox4j.OptimisticConflictException;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
@@ -624,28 +625,16 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   @FunctionalInterface
-  private interface Work<R> {
-    R run(Connection connection) throws SQLException;
-  }
-
-  @FunctionalInterface
   private interface Binder {
     /** @return the next free parameter index */
     int bind(PreparedStatement statement) throws SQLException;
   }
 
-  private <R> R autoCommit(String what, Work<R> work) {
-    try (Connection connection = dataSource.getConnection()) {
-      if (!connection.getAutoCommit()) {
-        connection.setAutoCommit(true);
-      }
-      return work.run(connection);
-    } catch (SQLException e) {
-      throw failure(what, e);
-    }
+  private <R> R autoCommit(String what, ConnectionWork<R> work) {
+    return ConnectionWork.inAutoCommit(dataSource, work, e -> failure(what, e));
   }
 
-  private <R> R inTransaction(String what, Work<R> work) {
+  private <R> R inTransaction(String what, ConnectionWork<R> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {

@@ -9,7 +9,8 @@ import dev.outbox4j.flow.LeaseObservation;
 import dev.outbox4j.jdbc.JdbcDialect;
 import dev.outbox4j.jdbc.SchemaMigrator;
 import dev.outbox4j.jdbc.TableNames;
-import java.sql.Connection;
+import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.jdbc.internal.DuplicateTolerantInsert;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,21 +63,10 @@ public final class JdbcFlowLedger<B> implements FlowLedger<B> {
     this.clock = builder.clock;
     this.format = FlowStateFormat.of(builder.codec, builder.maxStateBytes);
     this.table = names.qualified("flow_ledger");
-    String values = " (flow_id, revision, content, expires_at, updated_at) VALUES (?, ?, ?, ?, ?)";
-    switch (dialect.name()) {
-      case "postgresql" -> {
-        insert = "INSERT INTO " + table + values + " ON CONFLICT DO NOTHING";
-        insertIgnoresDuplicates = true;
-      }
-      case "mariadb" -> {
-        insert = "INSERT IGNORE INTO " + table + values;
-        insertIgnoresDuplicates = true;
-      }
-      default -> {
-        insert = "INSERT INTO " + table + values;
-        insertIgnoresDuplicates = false;
-      }
-    }
+    DuplicateTolerantInsert insertIfAbsent = DuplicateTolerantInsert.into(dialect, table,
+        " (flow_id, revision, content, expires_at, updated_at) VALUES (?, ?, ?, ?, ?)");
+    this.insert = insertIfAbsent.sql();
+    this.insertIgnoresDuplicates = insertIfAbsent.ignoresDuplicates();
   }
 
   /**
@@ -308,20 +298,9 @@ public final class JdbcFlowLedger<B> implements FlowLedger<B> {
 
   private record StoredRow(long revision, byte[] content) {}
 
-  /** One unit of work on an autocommit connection. */
-  @FunctionalInterface
-  private interface Work<R extends @Nullable Object> {
-    R apply(Connection connection) throws SQLException;
-  }
-
-  private <R extends @Nullable Object> R run(String action, String flowId, Work<R> work) {
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(true);
-      return work.apply(connection);
-    } catch (SQLException e) {
-      throw new OutboxException("the flow ledger could not " + action + " flow '" + flowId + "': " + e.getMessage(),
-          e);
-    }
+  private <R extends @Nullable Object> R run(String action, String flowId, ConnectionWork<R> work) {
+    return ConnectionWork.inAutoCommit(dataSource, work, e -> new OutboxException(
+        "the flow ledger could not " + action + " flow '" + flowId + "': " + e.getMessage(), e));
   }
 
   /**

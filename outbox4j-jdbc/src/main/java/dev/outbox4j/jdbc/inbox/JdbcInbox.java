@@ -6,6 +6,8 @@ import dev.outbox4j.inbox.Receipt;
 import dev.outbox4j.jdbc.JdbcDialect;
 import dev.outbox4j.jdbc.SchemaMigrator;
 import dev.outbox4j.jdbc.TableNames;
+import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.jdbc.internal.DuplicateTolerantInsert;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -55,21 +57,10 @@ public final class JdbcInbox implements Inbox<Connection> {
     this.names = builder.names;
     this.clock = builder.clock;
     this.table = names.qualified("inbox");
-    String values = " (consumer_name, message_id, received_at) VALUES (?, ?, ?)";
-    switch (dialect.name()) {
-      case "postgresql" -> {
-        insert = "INSERT INTO " + table + values + " ON CONFLICT DO NOTHING";
-        guardWithSavepoint = false;
-      }
-      case "mariadb" -> {
-        insert = "INSERT IGNORE INTO " + table + values;
-        guardWithSavepoint = false;
-      }
-      default -> {
-        insert = "INSERT INTO " + table + values;
-        guardWithSavepoint = true;
-      }
-    }
+    DuplicateTolerantInsert insertIfAbsent = DuplicateTolerantInsert.into(dialect, table,
+        " (consumer_name, message_id, received_at) VALUES (?, ?, ?)");
+    this.insert = insertIfAbsent.sql();
+    this.guardWithSavepoint = !insertIfAbsent.ignoresDuplicates();
     this.purge = dialect.deleteLimited(table, "received_at < ?", "received_at");
   }
 
@@ -146,16 +137,13 @@ public final class JdbcInbox implements Inbox<Connection> {
   public int purge(Instant olderThan, int limit) {
     Objects.requireNonNull(olderThan, "olderThan");
     Inbox.checkPurgeLimit(limit);
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(true);
+    return ConnectionWork.inAutoCommit(dataSource, connection -> {
       try (PreparedStatement statement = connection.prepareStatement(purge)) {
         dialect.setInstant(statement, 1, olderThan);
         statement.setInt(2, limit);
         return statement.executeUpdate();
       }
-    } catch (SQLException e) {
-      throw new OutboxException("the inbox purge failed: " + e.getMessage(), e);
-    }
+    }, e -> new OutboxException("the inbox purge failed: " + e.getMessage(), e));
   }
 
   /** Configures a {@link JdbcInbox}. Not thread-safe; {@link #build()} produces an immutable inbox. */
