@@ -1,0 +1,33 @@
+package dev.outbox4j.bench;
+
+/**
+ * One measured thing: set-up that is not measured ({@link #prepare}), then the work that is ({@link #execute}).
+ * Implementations own their pools and tables and release them in {@link #close()}.
+ */
+interface Scenario extends AutoCloseable {
+
+  /** @return a stable id, used by the ratios (for example {@code ceiling-delete}) */
+  String id();
+
+  /** @return the row label in the table */
+  String title();
+
+  /**
+   * Gets a run of {@code messages} ready: fills tables, starts nothing that consumes CPU. Not measured.
+   *
+   * @param messages N for this run
+   */
+  void prepare(int messages) throws Exception;
+
+  /**
+   * Does the measured work and returns when it is finished (every message written and/or delivered).
+   *
+   * @param messages N for this run, as prepared
+   * @return what happened
+   * @throws IllegalStateException if the work did not complete (a message lost or left behind)
+   */
+  Outcome execute(int messages) throws Exception;
+
+  @Override
+  default void close() throws Exception {}
+}
