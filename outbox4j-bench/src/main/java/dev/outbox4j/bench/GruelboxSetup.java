@@ -82,13 +82,13 @@ final class GruelboxSetup implements AutoCloseable {
           }
         })
         .build();
-    // Writes the backlog for the drain scenario: its submitter drops the post-commit submission, and entries are due
-    // at once, so they wait in the table for flush().
+    // Writes the backlog for the drain scenario: its submitter drops the post-commit submission, so the entries wait
+    // in the table for flush() (writeBacklog then makes them due at once).
     this.backlogWriter = TransactionOutbox.builder()
         .transactionManager(transactions)
         .persistor(persistor)
         .submitter((entry, local) -> {})
-        .attemptFrequency(Duration.ofMillis(1))
+        .attemptFrequency(Duration.ofMinutes(1))
         .build();
   }
 
@@ -108,7 +108,10 @@ final class GruelboxSetup implements AutoCloseable {
     database.execute("TRUNCATE " + TABLE);
   }
 
-  /** Schedules {@code messages} entries that wait for {@code flush()}, 1,000 per transaction, then vacuums. */
+  /**
+   * Schedules {@code messages} entries through gruelbox's own API, 1,000 per transaction, makes them due now (gruelbox
+   * insists that a new entry's next attempt lies in the future) and vacuums.
+   */
   void writeBacklog(BenchDatabase database, int messages) throws SQLException {
     for (int done = 0; done < messages; ) {
       int batch = Math.min(1_000, messages - done);
@@ -119,7 +122,8 @@ final class GruelboxSetup implements AutoCloseable {
       });
       done += batch;
     }
-    database.execute("VACUUM ANALYZE " + TABLE);
+    database.execute("UPDATE " + TABLE + " SET nextAttemptTime = now() - interval '1 second'",
+        "VACUUM ANALYZE " + TABLE);
   }
 
   @Override
