@@ -1,0 +1,156 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.OutboxException;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The narrow seam between outbox4j's portable JDBC code and one database: how instants and UUIDs are bound and read,
+ * how a unique violation is recognised, which statements the database can fuse (UPDATE/DELETE with RETURNING), how a
+ * bounded delete is written, and where its migration files live. Everything else is standard SQL shared by all
+ * dialects.
+ *
+ * <p>Why so narrow: each extra method is one more place where three databases can drift apart; the stores' behaviour
+ * must be identical on all of them (one contract suite proves it), so only syntax and type mapping vary here.
+ *
+ * <p>Instants are always stored as UTC and bound with microsecond precision (truncated), the finest precision all three
+ * databases keep, so a value read back equals the value written whatever the session time zone.
+ *
+ * <p>Implementations are stateless and thread-safe.
+ */
+public interface JdbcDialect {
+
+  /**
+   * @return the dialect's short name, also the folder of its migration files: {@code postgresql}, {@code mariadb} or
+   *     {@code h2}
+   */
+  String name();
+
+  /**
+   * @param component the component whose migrations are wanted, for example {@code outbox4j}
+   * @return the class-path folder of that component's migration files for this database, for example
+   *     {@code db/outbox4j/postgresql}
+   */
+  default String migrationFolder(String component) {
+    return "db/" + component + "/" + name();
+  }
+
+  /**
+   * Binds an instant (or SQL NULL) as a UTC timestamp, truncated to microseconds.
+   *
+   * @param statement the statement
+   * @param index the 1-based parameter index
+   * @param value the instant, or {@code null}
+   * @throws SQLException if the driver fails
+   */
+  void setInstant(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException;
+
+  /**
+   * @param row the result set, positioned on a row
+   * @param column the column label
+   * @return the instant stored in that column, or {@code null} for SQL NULL
+   * @throws SQLException if the driver fails
+   */
+  @Nullable Instant getInstant(ResultSet row, String column) throws SQLException;
+
+  /**
+   * @param statement the statement
+   * @param index the 1-based parameter index
+   * @param value the UUID, or {@code null}
+   * @throws SQLException if the driver fails
+   */
+  void setUuid(PreparedStatement statement, int index, @Nullable UUID value) throws SQLException;
+
+  /**
+   * @param row the result set, positioned on a row
+   * @param column the column label
+   * @return the UUID stored in that column, or {@code null} for SQL NULL
+   * @throws SQLException if the driver fails
+   */
+  @Nullable UUID getUuid(ResultSet row, String column) throws SQLException;
+
+  /**
+   * @param failure a driver exception
+   * @return {@code true} when it reports a primary-key or unique-constraint violation
+   */
+  boolean isUniqueViolation(SQLException failure);
+
+  /**
+   * @return {@code true} when {@code UPDATE ... RETURNING} and {@code DELETE ... RETURNING} exist, so a claim and a
+   *     batch completion each take one statement
+   */
+  boolean supportsReturning();
+
+  /**
+   * @param table the qualified table name
+   * @param where a condition over the table's columns, with {@code ?} parameters
+   * @param orderBy the column to delete in the order of
+   * @return a DELETE of at most {@code ?} rows matching {@code where}; the limit is the last parameter
+   */
+  String deleteLimited(String table, String where, String orderBy);
+
+  /**
+   * @return the SQL that wakes listeners when the current transaction commits, with the channel as its one
+   *     parameter, or {@code null} when the database has no such mechanism
+   */
+  default @Nullable String wakeUpStatement() {
+    return null;
+  }
+
+  /**
+   * Truncates an instant to the precision every supported database keeps.
+   *
+   * @param value an instant
+   * @return the instant truncated to microseconds
+   */
+  static Instant storable(Instant value) {
+    return value.truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /**
+   * Picks the dialect from the database's product name.
+   *
+   * @param metaData the connection's metadata
+   * @return the matching dialect
+   * @throws SQLException if the driver fails
+   * @throws OutboxException if the database is none of PostgreSQL, MariaDB, MySQL or H2
+   */
+  static JdbcDialect of(DatabaseMetaData metaData) throws SQLException {
+    String product = metaData.getDatabaseProductName().toLowerCase(Locale.ROOT);
+    if (product.contains("postgres")) {
+      return PostgresDialect.INSTANCE;
+    }
+    if (product.contains("mariadb") || product.contains("mysql")) {
+      return MariaDbDialect.INSTANCE;
+    }
+    if (product.contains("h2")) {
+      return H2Dialect.INSTANCE;
+    }
+    throw new OutboxException("no outbox4j dialect for database '" + metaData.getDatabaseProductName()
+        + "'; supported: PostgreSQL, MariaDB, MySQL, H2 (pass a JdbcDialect explicitly to override)");
+  }
+
+  /**
+   * Opens one connection to detect the dialect.
+   *
+   * @param dataSource the data source
+   * @return the matching dialect
+   * @throws OutboxException if the database cannot be reached or is not supported
+   */
+  static JdbcDialect detect(DataSource dataSource) {
+    try (Connection connection = dataSource.getConnection()) {
+      return of(connection.getMetaData());
+    } catch (SQLException e) {
+      throw new OutboxException("could not detect the database dialect: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,754 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.DuplicateMessageException;
+import dev.outbox4j.EntryNotFoundException;
+import dev.outbox4j.EntryStatus;
+import dev.outbox4j.Message;
+import dev.outbox4j.MessageLimits;
+import dev.outbox4j.OptimisticConflictException;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.OutboxException;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.Retention;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@link OutboxStore} in a relational database (PostgreSQL, MariaDB/MySQL or H2) reached through a
+ * {@link DataSource}. Its tables come from the migration files under {@code db/outbox4j/<dialect>/} (apply them with
+ * {@link #migrate()} or your own migration tool); see {@code docs/schema.md}.
+ *
+ * <h2>Why the claim looks the way it does</h2>
+ * An entry is claimable when it is pending or failed, available, not under an unexpired lease, and the head of its key:
+ * no earlier undelivered entry of the same key exists ({@code NOT EXISTS} over the index on
+ * {@code (ordering_key, key_seq)}; quarantined entries count as undelivered, so they block their key). Because only the
+ * head of a key can qualify, at most one entry per key is ever claimed, with no GROUP BY and no extra lock.
+ * Candidates are taken in {@code seq} order with {@code FOR UPDATE SKIP LOCKED}, so concurrent relays never wait for
+ * each other and never get the same row; a row another relay locked is simply skipped. On PostgreSQL the select and
+ * the claim are one statement ({@code WITH ... FOR UPDATE SKIP LOCKED UPDATE ... RETURNING}); elsewhere a locking
+ * SELECT and an UPDATE run in one short transaction. The claim index covers only waiting rows (a partial index on
+ * PostgreSQL), so kept delivered history does not slow claims down.
+ *
+ * <h2>Fencing</h2>
+ * Each claim stores a fresh token in {@code claim_token}; every claim-face mutation is
+ * {@code ... WHERE id = ? AND claim_token = ?}, so a relay whose claim was taken over (or cancelled by an entry-face
+ * mutation, which clears the token) changes nothing and learns the claim was lost. A claim that merely expired with
+ * nobody taking it over still applies: the token is still there. {@link #markDelivered(Collection, Instant)} retires a
+ * whole batch in one statement per token.
+ *
+ * <h2>Entry face</h2>
+ * Each mutation locks the row ({@code SELECT ... FOR UPDATE}), compares the caller's version, writes, and commits: a
+ * stale version raises {@link OptimisticConflictException}, a missing row {@link EntryNotFoundException}. These are
+ * tool paths, so they favour exactness over round trips.
+ *
+ * <p>The store uses its own connections, one short transaction per call, at READ COMMITTED. Thread-safe.
+ */
+public final class JdbcOutboxStore implements OutboxStore {
+  /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
+  public static final String COMPONENT = "outbox4j";
+  /** The outbox migration files, in version order. */
+  public static final List<String> MIGRATIONS = List.of("V1__outbox.sql");
+
+  private static final int MAX_IDS_PER_STATEMENT = 500;
+  private static final String WAITING = "status IN ('PENDING', 'FAILED')";
+
+  private final DataSource dataSource;
+  private final JdbcDialect dialect;
+  private final TableNames names;
+  private final Clock clock;
+  private final Retention retention;
+  private final MessageLimits limits;
+  private final OutboxRows rows;
+  private final String table;
+  private final String claimable;
+
+  private JdbcOutboxStore(Builder builder) {
+    this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
+    this.dialect = builder.dialect != null ? builder.dialect : JdbcDialect.detect(dataSource);
+    this.names = builder.names;
+    this.clock = builder.clock;
+    this.retention = builder.retention;
+    this.limits = builder.limits;
+    this.rows = new OutboxRows(dialect, names);
+    this.table = rows.table;
+    this.claimable = WAITING.replace("status", "c.status") + " AND c.available_at <= ?"
+        + " AND (c.lease_until IS NULL OR c.lease_until <= ?)"
+        + " AND (c.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + table + " h"
+        + " WHERE h.ordering_key = c.ordering_key AND h.key_seq < c.key_seq AND h.status <> 'DELIVERED'))";
+  }
+
+  /**
+   * @param dataSource where the outbox tables live; the store takes short-lived connections from it
+   * @return a builder with the defaults: dialect detected, prefix {@value TableNames#DEFAULT_PREFIX}, UTC system
+   *     clock, delete on delivery, default message limits
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /**
+   * Applies the outbox migrations with the default table names; does nothing when they are applied.
+   *
+   * @param dataSource the database
+   * @return how many migration files were applied now
+   * @throws OutboxException if a migration fails
+   */
+  public static int migrate(DataSource dataSource) {
+    return new SchemaMigrator(dataSource, JdbcDialect.detect(dataSource), TableNames.defaults())
+        .migrate(COMPONENT, MIGRATIONS);
+  }
+
+  /**
+   * Applies the outbox migrations for this store's dialect and table names; idempotent.
+   *
+   * @return how many migration files were applied now
+   * @throws OutboxException if a migration fails
+   */
+  public int migrate() {
+    return new SchemaMigrator(dataSource, dialect, names).migrate(COMPONENT, MIGRATIONS);
+  }
+
+  /**
+   * @return the write side over the same tables, dialect, clock and limits; LISTEN/NOTIFY wake-up off (see
+   *     {@link JdbcOutbox.Builder#withWakeUpNotify})
+   */
+  public JdbcOutbox outbox() {
+    return outboxBuilder().build();
+  }
+
+  /** @return a writer builder preset with this store's dialect, table names, clock and limits */
+  public JdbcOutbox.Builder outboxBuilder() {
+    return JdbcOutbox.builder().withDialect(dialect).withTableNames(names).withClock(clock).withLimits(limits);
+  }
+
+  /** @return the dialect in use */
+  public JdbcDialect dialect() {
+    return dialect;
+  }
+
+  /** @return the table names in use */
+  public TableNames tableNames() {
+    return names;
+  }
+
+  // ------------------------------------------------------------------------------------------ claim face
+
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, was " + lease);
+    }
+    UUID token = UUID.randomUUID();
+    Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
+    List<OutboxEntry> claimed = dialect.supportsReturning()
+        ? inTransaction("claim", c -> claimInOneStatement(c, limit, now, leaseUntil, token))
+        : inTransaction("claim", c -> claimBySelectThenUpdate(c, limit, now, leaseUntil, token));
+    List<Claim> claims = new ArrayList<>(claimed.size());
+    claimed.stream().sorted(Comparator.comparingLong(OutboxEntry::sequence))
+        .forEach(entry -> claims.add(new Claim(entry, token, leaseUntil)));
+    return claims;
+  }
+
+  private List<OutboxEntry> claimInOneStatement(Connection connection, int limit, Instant now, Instant leaseUntil,
+      UUID token) throws SQLException {
+    String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE " + claimable
+        + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
+        + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
+        + " FROM picked WHERE o.id = picked.id RETURNING " + OutboxRows.columns("o");
+    try (PreparedStatement claim = connection.prepareStatement(sql)) {
+      dialect.setInstant(claim, 1, now);
+      dialect.setInstant(claim, 2, now);
+      claim.setInt(3, limit);
+      dialect.setUuid(claim, 4, token);
+      dialect.setInstant(claim, 5, leaseUntil);
+      return readAll(claim);
+    }
+  }
+
+  private List<OutboxEntry> claimBySelectThenUpdate(Connection connection, int limit, Instant now,
+      Instant leaseUntil, UUID token) throws SQLException {
+    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + table + " c WHERE " + claimable
+        + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED";
+    List<OutboxEntry> picked;
+    try (PreparedStatement candidates = connection.prepareStatement(select)) {
+      dialect.setInstant(candidates, 1, now);
+      dialect.setInstant(candidates, 2, now);
+      candidates.setInt(3, limit);
+      picked = readAll(candidates);
+    }
+    if (picked.isEmpty()) {
+      return picked;
+    }
+    List<UUID> ids = picked.stream().map(OutboxEntry::id).toList();
+    try (PreparedStatement claim = connection.prepareStatement("UPDATE " + table
+        + " SET claim_token = ?, lease_until = ?, version = version + 1 WHERE id IN " + placeholders(ids.size()))) {
+      dialect.setUuid(claim, 1, token);
+      dialect.setInstant(claim, 2, leaseUntil);
+      bindIds(claim, 3, ids);
+      claim.executeUpdate();
+    }
+    List<OutboxEntry> claimed = new ArrayList<>(picked.size());
+    for (OutboxEntry e : picked) {
+      claimed.add(new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
+          e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(),
+          e.version() + 1));
+    }
+    return claimed;
+  }
+
+  @Override
+  public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
+    Map<UUID, List<Claim>> byToken = new LinkedHashMap<>();
+    for (Claim claim : claims) {
+      byToken.computeIfAbsent(claim.token(), t -> new ArrayList<>()).add(claim);
+    }
+    List<Claim> lost = new ArrayList<>();
+    for (Map.Entry<UUID, List<Claim>> group : byToken.entrySet()) {
+      List<Claim> all = group.getValue();
+      for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
+        List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
+        Set<UUID> retired = retire(group.getKey(), chunk.stream().map(Claim::id).toList(), now);
+        chunk.stream().filter(c -> !retired.contains(c.id())).forEach(lost::add);
+      }
+    }
+    return lost;
+  }
+
+  /** @return the ids that still carried the token and are now retired */
+  private Set<UUID> retire(UUID token, List<UUID> ids, Instant now) {
+    String where = " WHERE claim_token = ? AND id IN " + placeholders(ids.size());
+    String retire = retention.deletesOnDelivery()
+        ? "DELETE FROM " + table + where
+        : "UPDATE " + table + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+            + " version = version + 1" + where;
+    int offset = retention.deletesOnDelivery() ? 1 : 2;
+    if (dialect.supportsReturning()) {
+      return inTransaction("markDelivered", c -> {
+        try (PreparedStatement statement = c.prepareStatement(retire + " RETURNING id")) {
+          bindRetire(statement, offset, token, ids, now);
+          Set<UUID> retired = new HashSet<>();
+          try (ResultSet result = statement.executeQuery()) {
+            while (result.next()) {
+              retired.add(dialect.getUuid(result, "id"));
+            }
+          }
+          return retired;
+        }
+      });
+    }
+    // No RETURNING: optimistic single statement; only when some claims were lost, redo it learning which.
+    Boolean allApplied = inTransaction("markDelivered", c -> {
+      try (PreparedStatement statement = c.prepareStatement(retire)) {
+        bindRetire(statement, offset, token, ids, now);
+        if (statement.executeUpdate() == ids.size()) {
+          return true;
+        }
+        c.rollback();
+        return false;
+      }
+    });
+    if (allApplied) {
+      return new HashSet<>(ids);
+    }
+    return inTransaction("markDelivered", c -> {
+      Set<UUID> held = new HashSet<>();
+      try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + table + where + " FOR UPDATE")) {
+        dialect.setUuid(lock, 1, token);
+        bindIds(lock, 2, ids);
+        try (ResultSet result = lock.executeQuery()) {
+          while (result.next()) {
+            held.add(dialect.getUuid(result, "id"));
+          }
+        }
+      }
+      try (PreparedStatement statement = c.prepareStatement(retire)) {
+        bindRetire(statement, offset, token, ids, now);
+        statement.executeUpdate();
+      }
+      return held;
+    });
+  }
+
+  private void bindRetire(PreparedStatement statement, int offset, UUID token, List<UUID> ids, Instant now)
+      throws SQLException {
+    if (offset == 2) {
+      dialect.setInstant(statement, 1, now);
+    }
+    dialect.setUuid(statement, offset, token);
+    bindIds(statement, offset + 1, ids);
+  }
+
+  @Override
+  public boolean markFailed(Claim claim, String error, Instant nextAttemptAt) {
+    return fencedUpdate("markFailed", "status = 'FAILED', attempts = attempts + 1, last_error = ?, available_at = ?",
+        claim, s -> {
+          s.setString(1, OutboxRows.clip(error));
+          dialect.setInstant(s, 2, nextAttemptAt);
+          return 3;
+        });
+  }
+
+  @Override
+  public boolean quarantine(Claim claim, String reason) {
+    return fencedUpdate("quarantine",
+        "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?, quarantine_reason = ?", claim, s -> {
+          s.setString(1, OutboxRows.clip(reason));
+          s.setString(2, OutboxRows.clip(reason));
+          return 3;
+        });
+  }
+
+  private boolean fencedUpdate(String what, String set, Claim claim, Binder binder) {
+    String sql = "UPDATE " + table + " SET " + set + ", claim_token = NULL, lease_until = NULL, version = version + 1"
+        + " WHERE id = ? AND claim_token = ?";
+    return autoCommit(what, c -> {
+      try (PreparedStatement statement = c.prepareStatement(sql)) {
+        int next = binder.bind(statement);
+        dialect.setUuid(statement, next, claim.id());
+        dialect.setUuid(statement, next + 1, claim.token());
+        return statement.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public List<OutboxEntry> quarantined(QuarantineQuery query) {
+    Long after = query.afterSequence();
+    return autoCommit("quarantined", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE status = 'QUARANTINED' AND seq > ? ORDER BY seq LIMIT ?")) {
+        select.setLong(1, after == null ? Long.MIN_VALUE : after);
+        select.setInt(2, query.limit());
+        return readAll(select);
+      }
+    });
+  }
+
+  @Override
+  public boolean requeue(UUID id, Instant now) {
+    return autoCommit("requeue", c -> {
+      try (PreparedStatement update = c.prepareStatement("UPDATE " + table + " SET status = 'PENDING', attempts = 0,"
+          + " quarantine_reason = NULL, available_at = ?, claim_token = NULL, lease_until = NULL,"
+          + " version = version + 1 WHERE id = ? AND status = 'QUARANTINED'")) {
+        dialect.setInstant(update, 1, now);
+        dialect.setUuid(update, 2, id);
+        return update.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public boolean discard(UUID id) {
+    return autoCommit("discard", c -> {
+      try (PreparedStatement delete = c.prepareStatement(
+          "DELETE FROM " + table + " WHERE id = ? AND status = 'QUARANTINED'")) {
+        dialect.setUuid(delete, 1, id);
+        return delete.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public int purgeDelivered(Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    Optional<Duration> keep = retention.keepPeriod();
+    if (keep.isEmpty()) {
+      return 0;
+    }
+    String sql = dialect.deleteLimited(table, "status = 'DELIVERED' AND delivered_at <= ?", "delivered_at");
+    return autoCommit("purgeDelivered", c -> {
+      try (PreparedStatement delete = c.prepareStatement(sql)) {
+        dialect.setInstant(delete, 1, now.minus(keep.get()));
+        delete.setInt(2, limit);
+        return delete.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public OutboxStats stats(Instant now) {
+    String sql = "SELECT"
+        + " SUM(CASE WHEN " + WAITING + " THEN 1 ELSE 0 END) AS waiting,"
+        + " SUM(CASE WHEN " + WAITING + " AND lease_until > ? THEN 1 ELSE 0 END) AS in_flight,"
+        + " SUM(CASE WHEN status = 'QUARANTINED' THEN 1 ELSE 0 END) AS quarantined,"
+        + " MIN(CASE WHEN " + WAITING + " THEN created_at END) AS oldest"
+        + " FROM " + table + " WHERE status <> 'DELIVERED'";
+    return autoCommit("stats", c -> {
+      try (PreparedStatement select = c.prepareStatement(sql)) {
+        dialect.setInstant(select, 1, now);
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          return new OutboxStats(row.getLong("waiting"), row.getLong("in_flight"), row.getLong("quarantined"),
+              dialect.getInstant(row, "oldest"));
+        }
+      }
+    });
+  }
+
+  @Override
+  public Retention retention() {
+    return retention;
+  }
+
+  // ------------------------------------------------------------------------------------------ entry face
+
+  @Override
+  public OutboxEntry enqueue(Message message) {
+    limits.check(message);
+    OutboxEntry entry = OutboxEntry.pending(message, clock.instant());
+    inTransaction("enqueue", c -> {
+      insert(c, entry, e -> new DuplicateMessageException(message.id(), e));
+      return null;
+    });
+    // Read back after commit: on PostgreSQL a keyed entry's sequence is assigned at commit.
+    return find(message.id()).orElseThrow(() -> new EntryNotFoundException(message.id()));
+  }
+
+  @Override
+  public Optional<OutboxEntry> find(UUID id) {
+    return autoCommit("find", c -> Optional.ofNullable(select(c, id, false)));
+  }
+
+  @Override
+  public List<OutboxEntry> findPending(int max) {
+    requirePositive(max);
+    return autoCommit("findPending", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE status = 'PENDING' ORDER BY seq LIMIT ?")) {
+        select.setInt(1, max);
+        return readAll(select);
+      }
+    });
+  }
+
+  @Override
+  public List<OutboxEntry> findRetryReady(Instant now, int max) {
+    requirePositive(max);
+    return autoCommit("findRetryReady", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE status = 'FAILED' AND available_at <= ? ORDER BY seq LIMIT ?")) {
+        dialect.setInstant(select, 1, now);
+        select.setInt(2, max);
+        return readAll(select);
+      }
+    });
+  }
+
+  @Override
+  public OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result) {
+    Instant now = clock.instant();
+    return mutate("markDelivered", entry, e -> new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED,
+        e.attempts(), e.lastError(), null, e.createdAt(), e.availableAt(), now, OutboxRows.clip(result),
+        e.version()));
+  }
+
+  @Override
+  public OutboxEntry markFailed(OutboxEntry entry, String error, @Nullable Instant nextRetryAt) {
+    Instant next = nextRetryAt != null ? nextRetryAt : clock.instant();
+    return mutate("markFailed", entry, e -> new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED,
+        e.attempts() + 1, OutboxRows.clip(error), null, e.createdAt(), next, null, null, e.version()));
+  }
+
+  @Override
+  public OutboxEntry markDeadLettered(OutboxEntry entry, String error, @Nullable String reason) {
+    return mutate("markDeadLettered", entry, e -> new OutboxEntry(e.message(), e.sequence(),
+        EntryStatus.QUARANTINED, e.attempts(), OutboxRows.clip(error),
+        OutboxRows.clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version()));
+  }
+
+  @Override
+  public OutboxEntry save(OutboxEntry entry) {
+    limits.check(entry.message());
+    OutboxEntry saved = inTransaction("save", c -> {
+      OutboxEntry stored = select(c, entry.id(), true);
+      if (stored == null) {
+        insert(c, entry, e -> conflict(entry, e));
+        if (entry.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
+          OutboxEntry inserted = Objects.requireNonNull(select(c, entry.id(), false));
+          delete(c, entry.id());
+          return inserted;
+        }
+        return null; // read back after commit
+      }
+      if (stored.version() != entry.version()) {
+        throw new OptimisticConflictException(entry.id(), entry.version());
+      }
+      return write(c, new OutboxEntry(stored.message(), stored.sequence(), entry.status(), entry.attempts(),
+          OutboxRows.clip(entry.lastError()), OutboxRows.clip(entry.quarantineReason()), stored.createdAt(),
+          entry.availableAt(), entry.deliveredAt(), OutboxRows.clip(entry.deliveryResult()), stored.version()));
+    });
+    return saved != null ? saved : find(entry.id()).orElseThrow(() -> new EntryNotFoundException(entry.id()));
+  }
+
+  /** Locks the entry, checks the caller's version, applies the change (version bumped here) and commits. */
+  private OutboxEntry mutate(String what, OutboxEntry entry, UnaryOperator<OutboxEntry> change) {
+    return inTransaction(what, c -> {
+      OutboxEntry stored = select(c, entry.id(), true);
+      if (stored == null) {
+        throw new EntryNotFoundException(entry.id());
+      }
+      if (stored.version() != entry.version()) {
+        throw new OptimisticConflictException(entry.id(), entry.version());
+      }
+      return write(c, change.apply(stored));
+    });
+  }
+
+  /**
+   * Stores a changed entry whose version is still the stored one: deletes it when it is delivered and the retention
+   * deletes on delivery, else updates its state and clears any claim.
+   *
+   * @return the entry as stored, with its version bumped
+   */
+  private OutboxEntry write(Connection connection, OutboxEntry e) throws SQLException {
+    OutboxEntry bumped = new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
+        e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1);
+    if (e.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
+      delete(connection, e.id());
+      return bumped;
+    }
+    try (PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET status = ?, attempts = ?,"
+        + " last_error = ?, quarantine_reason = ?, available_at = ?, delivered_at = ?, delivery_result = ?,"
+        + " claim_token = NULL, lease_until = NULL, version = version + 1 WHERE id = ?")) {
+      update.setString(1, e.status().name());
+      update.setInt(2, e.attempts());
+      update.setString(3, e.lastError());
+      update.setString(4, e.quarantineReason());
+      dialect.setInstant(update, 5, e.availableAt());
+      dialect.setInstant(update, 6, e.deliveredAt());
+      update.setString(7, e.deliveryResult());
+      dialect.setUuid(update, 8, e.id());
+      update.executeUpdate();
+    }
+    return Objects.requireNonNull(select(connection, e.id(), false));
+  }
+
+  private void delete(Connection connection, UUID id) throws SQLException {
+    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+      dialect.setUuid(delete, 1, id);
+      delete.executeUpdate();
+    }
+  }
+
+  private void insert(Connection connection, OutboxEntry entry, Function<SQLException, OutboxException> onDuplicate)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(rows.insert)) {
+      rows.bindInsert(insert, entry);
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      if (dialect.isUniqueViolation(e)) {
+        throw onDuplicate.apply(e);
+      }
+      throw e;
+    }
+  }
+
+  private @Nullable OutboxEntry select(Connection connection, UUID id, boolean forUpdate) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+        + " WHERE id = ?" + (forUpdate ? " FOR UPDATE" : ""))) {
+      dialect.setUuid(select, 1, id);
+      List<OutboxEntry> found = readAll(select);
+      return found.isEmpty() ? null : found.get(0);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ plumbing
+
+  private static OptimisticConflictException conflict(OutboxEntry entry, SQLException cause) {
+    OptimisticConflictException conflict = new OptimisticConflictException(entry.id(), entry.version());
+    conflict.addSuppressed(cause);
+    return conflict;
+  }
+
+  private List<OutboxEntry> readAll(PreparedStatement statement) throws SQLException {
+    List<OutboxEntry> entries = new ArrayList<>();
+    try (ResultSet result = statement.executeQuery()) {
+      while (result.next()) {
+        entries.add(rows.entry(result));
+      }
+    }
+    return entries;
+  }
+
+  private void bindIds(PreparedStatement statement, int first, List<UUID> ids) throws SQLException {
+    for (int i = 0; i < ids.size(); i++) {
+      dialect.setUuid(statement, first + i, ids.get(i));
+    }
+  }
+
+  private static String placeholders(int count) {
+    return "(" + "?, ".repeat(count - 1) + "?)";
+  }
+
+  private static void requirePositive(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max must be positive, was " + max);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Work<R> {
+    R run(Connection connection) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    /** @return the next free parameter index */
+    int bind(PreparedStatement statement) throws SQLException;
+  }
+
+  private <R> R autoCommit(String what, Work<R> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      if (!connection.getAutoCommit()) {
+        connection.setAutoCommit(true);
+      }
+      return work.run(connection);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  private <R> R inTransaction(String what, Work<R> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+      try {
+        R result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException | Error e) {
+        try {
+          connection.rollback();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  private OutboxException failure(String what, SQLException e) {
+    return new OutboxException("outbox " + what + " failed on " + table + ": " + e.getMessage(), e);
+  }
+
+  /** Configures a {@link JdbcOutboxStore}. Not thread-safe; {@link #build()} returns an immutable store. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private @Nullable JdbcDialect dialect;
+    private TableNames names = TableNames.defaults();
+    private Clock clock = Clock.systemUTC();
+    private Retention retention = Retention.deleteOnDelivery();
+    private MessageLimits limits = MessageLimits.defaults();
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /**
+     * @param dialect the database dialect; default detected from the database's metadata at {@link #build()}
+     * @return this builder
+     */
+    public Builder withDialect(JdbcDialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /**
+     * @param names the schema and table prefix; default no schema, prefix {@value TableNames#DEFAULT_PREFIX}
+     * @return this builder
+     */
+    public Builder withTableNames(TableNames names) {
+      this.names = Objects.requireNonNull(names, "names");
+      return this;
+    }
+
+    /**
+     * @param prefix the table prefix (schema unchanged)
+     * @return this builder
+     * @throws IllegalArgumentException if the prefix is not a plain identifier
+     */
+    public Builder withTablePrefix(String prefix) {
+      this.names = new TableNames(names.schema(), prefix);
+      return this;
+    }
+
+    /**
+     * @param schema the schema (a database on MariaDB/MySQL), or {@code null} for the connection's default
+     * @return this builder
+     * @throws IllegalArgumentException if the schema is not a plain identifier
+     */
+    public Builder withSchema(@Nullable String schema) {
+      this.names = new TableNames(schema, names.prefix());
+      return this;
+    }
+
+    /**
+     * @param clock the time of creation and of entry-face changes; default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @param retention what to do with delivered entries; default {@link Retention#deleteOnDelivery()}
+     * @return this builder
+     */
+    public Builder withRetention(Retention retention) {
+      this.retention = Objects.requireNonNull(retention, "retention");
+      return this;
+    }
+
+    /**
+     * @param limits the limits {@link #enqueue} and {@link #save} check; default {@link MessageLimits#defaults()}
+     * @return this builder
+     */
+    public Builder withLimits(MessageLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * @return the store
+     * @throws OutboxException if the dialect must be detected and the database cannot be reached or is unsupported
+     */
+    public JdbcOutboxStore build() {
+      return new JdbcOutboxStore(this);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package dev.outbox4j.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * MariaDB 10.6+ and MySQL 8: instants as {@code DATETIME(6)} holding UTC wall-clock time, bound as a
+ * {@link LocalDateTime} in UTC (never {@code TIMESTAMP}, whose values the server shifts by the session
+ * {@code time_zone} and which ends in 2038); UUIDs as {@code CHAR(36)} text, which every language can write; no
+ * RETURNING on UPDATE in either database, so claims and completions take a locking SELECT plus an UPDATE in one
+ * transaction.
+ *
+ * <p>Stateless and thread-safe; use {@link #INSTANCE}.
+ */
+public final class MariaDbDialect implements JdbcDialect {
+  /** The one instance. */
+  public static final MariaDbDialect INSTANCE = new MariaDbDialect();
+
+  private MariaDbDialect() {}
+
+  @Override
+  public String name() {
+    return "mariadb";
+  }
+
+  @Override
+  public void setInstant(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
+    if (value == null) {
+      statement.setNull(index, Types.TIMESTAMP);
+    } else {
+      statement.setObject(index, LocalDateTime.ofInstant(JdbcDialect.storable(value), ZoneOffset.UTC));
+    }
+  }
+
+  @Override
+  public @Nullable Instant getInstant(ResultSet row, String column) throws SQLException {
+    LocalDateTime value = row.getObject(column, LocalDateTime.class);
+    return value == null ? null : value.toInstant(ZoneOffset.UTC);
+  }
+
+  @Override
+  public void setUuid(PreparedStatement statement, int index, @Nullable UUID value) throws SQLException {
+    if (value == null) {
+      statement.setNull(index, Types.CHAR);
+    } else {
+      statement.setString(index, value.toString());
+    }
+  }
+
+  @Override
+  public @Nullable UUID getUuid(ResultSet row, String column) throws SQLException {
+    String value = row.getString(column);
+    return value == null ? null : UUID.fromString(value);
+  }
+
+  @Override
+  public boolean isUniqueViolation(SQLException failure) {
+    return failure.getErrorCode() == 1062 || failure.getErrorCode() == 1586;
+  }
+
+  @Override
+  public boolean supportsReturning() {
+    return false;
+  }
+
+  @Override
+  public String deleteLimited(String table, String where, String orderBy) {
+    return "DELETE FROM " + table + " WHERE " + where + " ORDER BY " + orderBy + " LIMIT ?";
+  }
+
+  @Override
+  public String toString() {
+    return "MariaDbDialect";
+  }
+}

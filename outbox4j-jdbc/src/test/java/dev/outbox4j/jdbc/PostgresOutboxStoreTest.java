@@ -1,0 +1,14 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.testkit.OutboxStoreContract;
+import java.time.Clock;
+
+/** The store contract on Postgres. */
+class PostgresOutboxStoreTest extends OutboxStoreContract {
+  @Override
+  protected OutboxStore newStore(Clock clock, Retention retention) {
+    return TestDatabase.POSTGRES.emptyStore("pgstore_", clock, retention);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.outbox4j.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.spi.Retention;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+
+/**
+ * The three real databases the tests run on, each with its own table prefix per test class so classes never see each
+ * other's rows. PostgreSQL sessions run in {@code Pacific/Chatham} (UTC+13:45 in summer) and MariaDB sessions at
+ * {@code +05:45}: instants must survive a non-UTC session time zone.
+ */
+enum TestDatabase {
+  POSTGRES("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&options=-c%20TimeZone%3DPacific/Chatham"),
+  MARIADB("jdbc:mariadb://127.0.0.1:3306/test?user=root&sessionVariables=time_zone='+05:45'"),
+  H2("jdbc:h2:mem:%s;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000");
+
+  private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
+
+  private final String url;
+
+  TestDatabase(String url) {
+    this.url = url;
+  }
+
+  /** @return a new, separate pool (the caller closes it) */
+  HikariDataSource newPool(String prefix, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(this == H2 ? String.format(url, prefix) : url);
+    config.setMaximumPoolSize(size);
+    config.setPoolName(name() + "-" + prefix + "-" + POOLS.size());
+    return new HikariDataSource(config);
+  }
+
+  /** @return the shared pool of this prefix, its schema dropped and migrated afresh on first use in this JVM */
+  DataSource pool(String prefix) {
+    return POOLS.computeIfAbsent(prefix, p -> {
+      HikariDataSource pool = newPool(p, 10);
+      dropAndMigrate(pool, TableNames.withPrefix(p));
+      return pool;
+    });
+  }
+
+  /** @return an empty store over the prefix's tables */
+  JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention) {
+    DataSource pool = pool(prefix);
+    truncate(pool, TableNames.withPrefix(prefix));
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention).build();
+  }
+
+  void dropAndMigrate(DataSource dataSource, TableNames names) {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      switch (this) {
+        case POSTGRES -> {
+          s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", " + names.qualified("outbox_key") + ", "
+              + names.qualified("schema_version") + " CASCADE");
+          s.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_assign_key_seq") + "()");
+          s.execute("DROP SEQUENCE IF EXISTS " + names.qualified("outbox_seq"));
+        }
+        case MARIADB -> s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", "
+            + names.qualified("outbox_key") + ", " + names.qualified("schema_version"));
+        case H2 -> s.execute("DROP ALL OBJECTS");
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    JdbcOutboxStore.builder(dataSource).withTableNames(names).build().migrate();
+  }
+
+  static void truncate(DataSource dataSource, TableNames names) {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      s.execute("DELETE FROM " + names.qualified("outbox"));
+      s.execute("DELETE FROM " + names.qualified("outbox_key"));
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
