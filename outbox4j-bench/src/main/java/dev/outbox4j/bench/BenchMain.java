@@ -1,5 +1,8 @@
 package dev.outbox4j.bench;
 
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.JdbcOutbox;
+import dev.outbox4j.spi.Retention;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +86,10 @@ public final class BenchMain {
     List<Planned> plan = new ArrayList<>();
     plan.add(new Planned(Set.of("ceiling"), () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE)));
     plan.add(new Planned(Set.of("ceiling"), () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
     plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
     plan.add(new Planned(Set.of("write"), () -> {
       BusinessTable.reset(database);
@@ -97,11 +104,38 @@ public final class BenchMain {
           "4 business row + raw outbox row (reference), " + options.writers() + " writers",
           () -> table.fill(database, 0), (connection, index) -> table.insert(connection));
     }));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false)));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
+    plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
+    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.smallPending(), "small")));
+    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.largePending(), "large")));
+    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
+    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
     return plan;
+  }
+
+  /** Scenario 4 with an outbox4j write: unkeyed, or keyed over 1,000 keys (the per-key lock is taken at commit). */
+  private static Scenario outbox4jWrites(BenchDatabase database, BenchOptions options, boolean keyed)
+      throws Exception {
+    BusinessTable.reset(database);
+    Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
+    JdbcOutbox outbox;
+    try (HikariDataSource setup = database.pool("o4j-write-setup", 1, true)) {
+      tables.recreate(setup);
+      // The writer keeps the dialect detected here and never touches the pool again: it writes on the callers'
+      // connections.
+      outbox = tables.store(setup, Retention.deleteOnDelivery()).outbox();
+    }
+    return new WriteScenario(database, options.writers(), keyed ? "write-outbox4j-keyed" : "write-outbox4j-unkeyed",
+        "4 business row + outbox4j write, " + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
+            + ", " + options.writers() + " writers",
+        tables::truncate,
+        (connection, index) -> outbox.write(connection,
+            Outbox4jTables.message(keyed ? "key-" + (index % Outbox4jTables.KEYS) : null)));
   }
 
   private static String document(BenchOptions options, String started, String machine, String loadBefore,

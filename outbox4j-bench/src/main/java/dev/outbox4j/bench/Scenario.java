@@ -28,6 +28,15 @@ interface Scenario extends AutoCloseable {
    */
   Outcome execute(int messages) throws Exception;
 
+  /**
+   * @param messages the N the runner would use
+   * @param warmUp whether this is a warm-up run
+   * @return the N this scenario actually uses; by default {@code messages} (a fixed-rate scenario derives its own)
+   */
+  default int messages(int messages, boolean warmUp) {
+    return messages;
+  }
+
   @Override
   default void close() throws Exception {}
 }

@@ -29,19 +29,20 @@ final class ScenarioRunner {
     log.flush();
     try (scenario) {
       for (int i = 0; i < options.warmups(); i++) {
-        int warm = Math.min(messages, options.warmupMessages());
+        int warm = scenario.messages(Math.min(messages, options.warmupMessages()), true);
         scenario.prepare(warm);
         scenario.execute(warm);
         log.print(" w");
         log.flush();
       }
       List<RunMeasurement> runs = new ArrayList<>();
+      int measured = scenario.messages(messages, false);
       for (int i = 0; i < options.runs(); i++) {
-        scenario.prepare(messages);
+        scenario.prepare(measured);
         System.gc();
         CpuMeter.Sample before = cpu.sample();
         long start = System.nanoTime();
-        Outcome outcome = scenario.execute(messages);
+        Outcome outcome = scenario.execute(measured);
         long elapsed = System.nanoTime() - start;
         CpuMeter.Usage usage = cpu.since(before);
         RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.postgresNanos(),
