@@ -84,8 +84,12 @@ public final class BenchMain {
 
   static List<Planned> plan(BenchDatabase database, BenchOptions options) {
     List<Planned> plan = new ArrayList<>();
-    plan.add(new Planned(Set.of("ceiling"), () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE)));
-    plan.add(new Planned(Set.of("ceiling"), () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, false)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, false)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, true)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));

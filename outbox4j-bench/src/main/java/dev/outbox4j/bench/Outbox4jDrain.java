@@ -25,6 +25,7 @@ final class Outbox4jDrain implements Scenario {
   private final List<HikariDataSource> pools = new ArrayList<>();
   private final List<Relay> relayList = new ArrayList<>();
   private final DeliveryCounter delivered = new DeliveryCounter();
+  private final BatchTimings timings = new BatchTimings();
 
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed) throws Exception {
     this.tables = new Outbox4jTables(database, "bench_o4j_");
@@ -40,6 +41,7 @@ final class Outbox4jDrain implements Scenario {
       Retention retention = keep ? Retention.keepFor(Duration.ofDays(1)) : Retention.deleteOnDelivery();
       relayList.add(Relay.builder(tables.store(pool, retention), new NoOpTransport(delivered))
           .withBatchSize(BATCH)
+          .onEvent(timings)
           .build());
     }
   }
@@ -66,6 +68,7 @@ final class Outbox4jDrain implements Scenario {
   public void prepare(int messages) throws Exception {
     tables.fill(messages, keyed);
     delivered.reset(messages);
+    timings.reset();
   }
 
   @Override
@@ -100,6 +103,7 @@ final class Outbox4jDrain implements Scenario {
       throw new IllegalStateException(id() + " retired " + total + " and sent " + delivered.count() + " of "
           + messages);
     }
+    System.out.print(" " + timings.summary());
     return Outcome.of(total);
   }
 

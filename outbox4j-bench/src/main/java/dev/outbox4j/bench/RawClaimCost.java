@@ -55,7 +55,7 @@ final class RawClaimCost implements Scenario {
     try (Connection connection = pool.getConnection()) {
       for (int i = 0; i < CLAIMS; i++) {
         long start = System.nanoTime();
-        claimed += table.claimBatch(connection, CeilingDrain.BATCH);
+        claimed += table.claimBatch(connection, CeilingDrain.BATCH).size();
         nanos += System.nanoTime() - start;
         table.deleteClaimed(connection);
       }

@@ -128,12 +128,12 @@ final class RawOutboxTable {
 
   /**
    * A raw claim with a lease, as a relay that delivers outside the lock must do: marks up to {@code limit} waiting
-   * rows with a token and an expiry in one statement and returns them. Committed.
+   * rows with a token and an expiry in one statement, reads them whole, and commits.
    *
-   * @return the rows claimed
+   * @return the ids claimed
    */
-  int claimBatch(Connection connection, int limit) throws SQLException {
-    int claimed = 0;
+  List<UUID> claimBatch(Connection connection, int limit) throws SQLException {
+    List<UUID> ids = new ArrayList<>(limit);
     try (PreparedStatement claim = connection.prepareStatement(
         "UPDATE " + name + " SET claim_token = ?, lease_until = now() + interval '30 seconds', version = version + 1"
             + " WHERE id IN (SELECT id FROM " + name + " WHERE status = 'PENDING' AND available_at <= now()"
@@ -143,13 +143,27 @@ final class RawOutboxTable {
       claim.setInt(2, limit);
       try (ResultSet rows = claim.executeQuery()) {
         while (rows.next()) {
+          ids.add(rows.getObject(1, UUID.class));
+          rows.getString(2);
+          rows.getString(3);
           rows.getBytes(4);
-          claimed++;
+          rows.getString(5);
+          rows.getString(6);
         }
       }
     }
     connection.commit();
-    return claimed;
+    return ids;
+  }
+
+  /** Deletes the given rows in one statement and commits: the completion after a leased claim. */
+  int deleteIds(Connection connection, List<UUID> ids) throws SQLException {
+    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + name + " WHERE id = ANY(?)")) {
+      delete.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+      int deleted = delete.executeUpdate();
+      connection.commit();
+      return deleted;
+    }
   }
 
   /** Deletes the claimed rows (those with a lease), committed: the clean-up after a timed claim. */
