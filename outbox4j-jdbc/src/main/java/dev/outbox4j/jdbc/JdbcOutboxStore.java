@@ -64,7 +64,16 @@ import org.jspecify.annotations.Nullable;
  * stale version raises {@link OptimisticConflictException}, a missing row {@link EntryNotFoundException}. These are
  * tool paths, so they favour exactness over round trips.
  *
- * <p>The store uses its own connections, one short transaction per call, at READ COMMITTED. Thread-safe.
+ * <h2>Round trips</h2>
+ * On PostgreSQL a claim is one statement in auto-commit (one round trip per batch), and so is
+ * {@link #markDelivered(Collection, Instant)} ({@code DELETE/UPDATE ... RETURNING id}, per 500 claims). Without
+ * RETURNING (MariaDB/MySQL, H2) a claim is SELECT + UPDATE + COMMIT, and a batch completion is one statement + COMMIT
+ * when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
+ * {@link #markFailed} and {@link #quarantine} are one auto-commit statement each.
+ *
+ * <p>The store uses its own connections, one short transaction per call. They should run at READ COMMITTED (the
+ * default of PostgreSQL and H2); the default REPEATABLE READ of MariaDB/MySQL also works, because each claim
+ * transaction starts with its locking read, so its snapshot is taken at the claim. Thread-safe.
  */
 public final class JdbcOutboxStore implements OutboxStore {
   /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
@@ -167,7 +176,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     UUID token = UUID.randomUUID();
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
     List<OutboxEntry> claimed = dialect.supportsReturning()
-        ? inTransaction("claim", c -> claimInOneStatement(c, limit, now, leaseUntil, token))
+        ? autoCommit("claim", c -> claimInOneStatement(c, limit, now, leaseUntil, token))
         : inTransaction("claim", c -> claimBySelectThenUpdate(c, limit, now, leaseUntil, token));
     List<Claim> claims = new ArrayList<>(claimed.size());
     claimed.stream().sorted(Comparator.comparingLong(OutboxEntry::sequence))
@@ -249,7 +258,7 @@ public final class JdbcOutboxStore implements OutboxStore {
             + " version = version + 1" + where;
     int offset = retention.deletesOnDelivery() ? 1 : 2;
     if (dialect.supportsReturning()) {
-      return inTransaction("markDelivered", c -> {
+      return autoCommit("markDelivered", c -> {
         try (PreparedStatement statement = c.prepareStatement(retire + " RETURNING id")) {
           bindRetire(statement, offset, token, ids, now);
           Set<UUID> retired = new HashSet<>();
@@ -639,9 +648,6 @@ public final class JdbcOutboxStore implements OutboxStore {
   private <R> R inTransaction(String what, Work<R> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
-      if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
-        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      }
       try {
         R result = work.run(connection);
         connection.commit();
@@ -735,7 +741,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
 
     /**
-     * @param limits the limits {@link #enqueue} and {@link #save} check; default {@link MessageLimits#defaults()}
+     * @param limits the limits {@link JdbcOutboxStore#enqueue} and {@link JdbcOutboxStore#save} check; default {@link MessageLimits#defaults()}
      * @return this builder
      */
     public Builder withLimits(MessageLimits limits) {

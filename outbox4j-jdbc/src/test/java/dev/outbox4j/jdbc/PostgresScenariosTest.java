@@ -1,0 +1,109 @@
+package dev.outbox4j.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.Relay;
+import dev.outbox4j.memory.InProcessTransport;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** JDBC scenarios on PostgreSQL (session time zone Pacific/Chatham), plus the PostgreSQL-only guarantees. */
+class PostgresScenariosTest extends JdbcOutboxScenarios {
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.POSTGRES;
+  }
+
+  @Override
+  protected String prefix() {
+    return "pgscen_";
+  }
+
+  @Override
+  protected void killSessions(HikariDataSource pool) throws SQLException {
+    int pid;
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+      r.next();
+      pid = r.getInt(1);
+    }
+    try (Connection admin = pool().getConnection(); Statement s = admin.createStatement()) {
+      s.execute("SELECT pg_terminate_backend(" + pid + ")");
+    }
+  }
+
+  /**
+   * The deferred key trigger numbers entries at commit, so neither writer waits at insert time and the one that
+   * commits first is delivered first, although it inserted second.
+   */
+  @Test
+  void a_transaction_that_inserted_first_but_committed_last_is_delivered_last() throws SQLException {
+    try (Connection a = pool().getConnection(); Connection b = pool().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      outbox.write(a, keyed("k", "A")); // A inserts first
+      outbox.write(b, keyed("k", "B")); // B inserts second, without waiting for A
+      b.commit(); // B commits first
+      a.commit(); // A commits last
+    }
+
+    assertThat(drainInOrder("k")).containsExactly("B", "A");
+  }
+
+  @Test
+  void a_plain_sql_insert_from_another_application_gets_the_same_commit_order() throws SQLException {
+    String insert = "INSERT INTO pgscen_outbox (id, destination, ordering_key, payload, headers)"
+        + " VALUES (gen_random_uuid(), 'orders', 'k', convert_to(?, 'UTF8'), '{\"traceparent\":\"00-x\"}')";
+    try (Connection a = pool().getConnection(); Connection b = pool().getConnection()) {
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      try (var s = a.prepareStatement(insert)) {
+        s.setString(1, "A");
+        s.executeUpdate();
+      }
+      try (var s = b.prepareStatement(insert)) {
+        s.setString(1, "B");
+        s.executeUpdate();
+      }
+      b.commit();
+      a.commit();
+    }
+
+    assertThat(drainInOrder("k")).containsExactly("B", "A");
+  }
+
+  @Test
+  void a_notify_on_commit_wakes_an_idle_relay_whose_poll_is_thirty_seconds() throws Exception {
+    List<String> delivered = new CopyOnWriteArrayList<>();
+    JdbcOutbox notifying = store.outboxBuilder().withWakeUpNotify(true).build();
+    AtomicInteger wakeUps = new AtomicInteger();
+    try (Relay relay = Relay.builder(store, InProcessTransport.consuming(m -> delivered.add(text(m))))
+        .withClock(clock).withPollInterval(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()) {
+      relay.start();
+      try (PostgresWakeUpListener listener = PostgresWakeUpListener.start(pool(), store.tableNames(), () -> {
+        wakeUps.incrementAndGet();
+        relay.wakeUp();
+      })) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> wakeUps.get() >= 1); // listening; relay now idle
+        try (Connection c = pool().getConnection()) {
+          c.setAutoCommit(false);
+          notifying.write(c, keyed("k", "wake up"));
+          c.commit();
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.contains("wake up"));
+        assertThat(wakeUps.get()).isGreaterThanOrEqualTo(2);
+        assertThat(listener.channel()).isEqualTo("pgscen_outbox");
+      }
+    }
+  }
+}
