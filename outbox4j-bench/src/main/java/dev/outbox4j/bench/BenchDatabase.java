@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The PostgreSQL service the scenarios run against: opens connection pools tagged with our application name (so the
@@ -24,6 +25,10 @@ final class BenchDatabase {
     this.options = options;
   }
 
+  BenchOptions options() {
+    return options;
+  }
+
   /**
    * @param name the pool's name, for thread names
    * @param size connections, all opened before this returns
@@ -31,7 +36,17 @@ final class BenchDatabase {
    * @return the pool
    */
   HikariDataSource pool(String name, int size, boolean autoCommit) throws SQLException {
+    return pool(name, size, autoCommit, null);
+  }
+
+  /**
+   * @param initSql run on every new connection, or {@code null}
+   */
+  HikariDataSource pool(String name, int size, boolean autoCommit, @Nullable String initSql) throws SQLException {
     HikariConfig config = new HikariConfig();
+    if (initSql != null) {
+      config.setConnectionInitSql(initSql);
+    }
     config.setJdbcUrl(options.jdbcUrl());
     config.setUsername(options.user());
     config.setPoolName("bench-" + name);

@@ -94,6 +94,7 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
     plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
     plan.add(new Planned(Set.of("write"), () -> {
       BusinessTable.reset(database);
@@ -148,6 +149,8 @@ public final class BenchMain {
         + "N = " + String.format("%,d", options.messages()) + " messages per run, " + options.runs()
         + " measured run(s) after " + options.warmups() + " warm-up(s); 200-byte payloads; " + options.writers()
         + " writers; gruelbox submitter threads " + options.gruelboxThreads() + "."
+        + (options.outboxFillfactor() != 0 ? " Experiment: outbox4j table fillfactor " + options.outboxFillfactor()
+            + "." : "")
         + (options.quick() ? " **Quick mode: a smoke test, not a measurement.**" : "") + "\n\n"
         + machine + "\n\nLoad average before: " + loadBefore + "; after: " + loadAfter + "\n\n"
         + report.table() + "\n## Ratios and targets\n\n" + report.ratios();

@@ -9,7 +9,7 @@ import java.util.Set;
  *
  * @param messages N, the messages per measured run of a throughput scenario
  * @param runs measured runs per scenario (the median, minimum and maximum are reported)
- * @param warmups unmeasured runs per scenario before the measured ones, each with a fifth of N (at least 2,000)
+ * @param warmups unmeasured runs per scenario before the measured ones, each with the full N
  * @param only scenario groups to run; empty means all
  * @param jdbcUrl the PostgreSQL database
  * @param user the database user (trust authentication, no password)
@@ -20,6 +20,8 @@ import java.util.Set;
  * @param smallPending the smaller backlog of the claim-cost scenario
  * @param largePending the larger backlog of the claim-cost scenario
  * @param quick whether this is the quick smoke-test mode (numbers not comparable with a full run)
+ * @param outboxFillfactor an experiment: the fillfactor set on outbox4j's tables after migration, or 0 to leave the
+ *     migration's (PostgreSQL's default, 100)
  */
 record BenchOptions(
     int messages,
@@ -34,7 +36,8 @@ record BenchOptions(
     int offeredRate,
     int smallPending,
     int largePending,
-    boolean quick) {
+    boolean quick,
+    int outboxFillfactor) {
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS =
@@ -53,6 +56,9 @@ record BenchOptions(
     if (runs < 1) {
       throw new IllegalArgumentException("--runs must be positive, was " + runs);
     }
+    if (outboxFillfactor != 0 && (outboxFillfactor < 10 || outboxFillfactor > 100)) {
+      throw new IllegalArgumentException("--outbox-fillfactor must be 10..100, was " + outboxFillfactor);
+    }
     if (warmups < 0) {
       throw new IllegalArgumentException("--warmups must not be negative, was " + warmups);
     }
@@ -62,8 +68,9 @@ record BenchOptions(
     return only.isEmpty() || only.contains(group);
   }
 
+  /** @return N for a warm-up run: the full N, so the JIT has compiled the hot paths before the first measurement */
   int warmupMessages() {
-    return Math.min(messages, Math.max(messages / 5, 2_000));
+    return messages;
   }
 
   static String usage() {
@@ -71,7 +78,7 @@ record BenchOptions(
         usage: BenchMain [--n N] [--runs R] [--warmups W] [--only g1,g2] [--quick]
                          [--url jdbc:postgresql://127.0.0.1:5432/test] [--user postgres]
                          [--writers 4] [--gruelbox-threads 8] [--latency-seconds 30] [--rate 2000]
-                         [--small-pending 10000] [--large-pending 1000000]
+                         [--small-pending 10000] [--large-pending 1000000] [--outbox-fillfactor 80]
           groups: %s
           --quick = --n 5000 --runs 1 --latency-seconds 5 --large-pending 100000 (a smoke test, not a measurement)
         """.formatted(String.join(",", GROUPS));
@@ -91,6 +98,7 @@ record BenchOptions(
     int smallPending = 10_000;
     int largePending = 1_000_000;
     boolean quick = false;
+    int fillfactor = 0;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--quick")) {
@@ -117,6 +125,7 @@ record BenchOptions(
         case "--rate" -> rate = Integer.parseInt(value);
         case "--small-pending" -> smallPending = Integer.parseInt(value.replace("_", ""));
         case "--large-pending" -> largePending = Integer.parseInt(value.replace("_", ""));
+        case "--outbox-fillfactor" -> fillfactor = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
     }
@@ -127,6 +136,6 @@ record BenchOptions(
       largePending = Math.min(largePending, 100_000);
     }
     return new BenchOptions(messages, runs, warmups, only, url, user, writers, gruelboxThreads, latencySeconds, rate,
-        smallPending, largePending, quick);
+        smallPending, largePending, quick, fillfactor);
   }
 }

@@ -22,18 +22,31 @@ final class Outbox4jDrain implements Scenario {
   private final boolean keep;
   private final int relays;
   private final boolean keyed;
+  private final boolean asyncCommit;
   private final List<HikariDataSource> pools = new ArrayList<>();
   private final List<Relay> relayList = new ArrayList<>();
   private final DeliveryCounter delivered = new DeliveryCounter();
   private final BatchTimings timings = new BatchTimings();
 
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed) throws Exception {
+    this(database, keep, relays, keyed, false);
+  }
+
+  /**
+   * @param asyncCommit an experiment, not a default: the relay's connections run with
+   *     {@code synchronous_commit = off}, so claims and completions do not wait for the WAL flush (a crash may then
+   *     forget the last claims or completions, which only causes redeliveries)
+   */
+  Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit)
+      throws Exception {
     this.tables = new Outbox4jTables(database, "bench_o4j_");
     this.keep = keep;
     this.relays = relays;
     this.keyed = keyed;
+    this.asyncCommit = asyncCommit;
     for (int i = 0; i < relays; i++) {
-      HikariDataSource pool = database.pool("o4j-drain-" + i, 2, true);
+      HikariDataSource pool = database.pool("o4j-drain-" + i, 2, true,
+          asyncCommit ? "SET synchronous_commit = off" : null);
       pools.add(pool);
       if (i == 0) {
         tables.recreate(pool);
@@ -48,6 +61,9 @@ final class Outbox4jDrain implements Scenario {
 
   @Override
   public String id() {
+    if (asyncCommit) {
+      return "outbox4j-drain-async-commit";
+    }
     if (keyed) {
       return "outbox4j-drain-ordered";
     }
@@ -61,7 +77,8 @@ final class Outbox4jDrain implements Scenario {
   public String title() {
     return "2 outbox4j drain, no-op transport, " + relays + (relays == 1 ? " relay, " : " relays, ")
         + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
-        + (keep ? "keep (UPDATE)" : "delete");
+        + (keep ? "keep (UPDATE)" : "delete")
+        + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "");
   }
 
   @Override

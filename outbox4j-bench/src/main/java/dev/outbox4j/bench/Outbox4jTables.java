@@ -35,6 +35,10 @@ final class Outbox4jTables {
         "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "schema_version CASCADE",
         "DROP FUNCTION IF EXISTS " + prefix + "outbox_assign_key_seq() CASCADE");
     store(pool, Retention.deleteOnDelivery()).migrate();
+    int fillfactor = database.options().outboxFillfactor();
+    if (fillfactor != 0) {
+      database.execute("ALTER TABLE " + outbox() + " SET (fillfactor = " + fillfactor + ")");
+    }
   }
 
   JdbcOutboxStore store(DataSource pool, Retention retention) {

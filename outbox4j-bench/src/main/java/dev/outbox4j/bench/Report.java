@@ -83,6 +83,8 @@ final class Report {
           "ceiling-update", Metric.THROUGHPUT, true, 0.6),
       new Target("drain, delete mode: outbox4j / raw leased claim + DELETE (reference, same two commits)",
           "outbox4j-drain-delete", "ceiling-leased-delete", Metric.THROUGHPUT, true, Double.NaN),
+      new Target("drain, delete mode: outbox4j with synchronous_commit off (experiment) / ceiling DELETE",
+          "outbox4j-drain-async-commit", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN),
       new Target("drain: outbox4j (1 relay, delete) / gruelbox drain", "outbox4j-drain-delete", "gruelbox-drain",
           Metric.THROUGHPUT, true, 10),
       new Target("drain: outbox4j 2 relays / 1 relay (informational)", "outbox4j-drain-2relays",
