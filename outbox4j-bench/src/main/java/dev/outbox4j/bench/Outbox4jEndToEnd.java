@@ -19,6 +19,7 @@ final class Outbox4jEndToEnd implements Scenario {
   private final HikariDataSource relayPool;
   private final JdbcOutbox outbox;
   private final DeliveryCounter delivered = new DeliveryCounter();
+  private final BatchTimings timings = new BatchTimings();
   private final dev.outbox4j.jdbc.JdbcOutboxStore store;
 
   Outbox4jEndToEnd(BenchDatabase database, int writers) throws Exception {
@@ -49,11 +50,13 @@ final class Outbox4jEndToEnd implements Scenario {
     tables.truncate();
     database.execute("VACUUM ANALYZE " + BusinessTable.NAME, "VACUUM ANALYZE " + tables.outbox());
     delivered.reset(messages);
+    timings.reset();
   }
 
   @Override
   public Outcome execute(int messages) throws Exception {
-    try (Relay relay = Relay.builder(store, new NoOpTransport(delivered)).withBatchSize(Outbox4jDrain.BATCH).build()) {
+    try (Relay relay = Relay.builder(store, new NoOpTransport(delivered)).withBatchSize(Outbox4jDrain.BATCH)
+        .onEvent(timings).build()) {
       relay.start();
       Writers.run(writerPool, writers, messages, index -> {}, (connection, index) -> {
         BusinessTable.insert(connection, index);
@@ -61,6 +64,7 @@ final class Outbox4jEndToEnd implements Scenario {
       }, index -> relay.wakeUp());
       delivered.await(Duration.ofMinutes(10));
     }
+    System.out.print(" " + timings.summary());
     return Outcome.of(delivered.count());
   }
 
