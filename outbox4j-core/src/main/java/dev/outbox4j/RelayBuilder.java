@@ -53,6 +53,7 @@ public final class RelayBuilder {
   private Duration maxPoll = DEFAULT_MAX_POLL;
   private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
   private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
+  private int workers = 1;
   private final List<RelayListener> listeners = new ArrayList<>();
 
   RelayBuilder(OutboxStore store, Transport transport) {
@@ -176,6 +177,17 @@ public final class RelayBuilder {
   }
 
   /**
+   * @param count background worker threads started by {@link Relay#start()}, each running passes; default 1. More than
+   *     one overlaps one pass's claim with another's deliveries, and keeps a pass waiting on a slow delivery from
+   *     stalling the rest. Order per key is unaffected: the store never hands out two entries of one key at once.
+   * @return this builder
+   */
+  public RelayBuilder withWorkers(int count) {
+    this.workers = count;
+    return this;
+  }
+
+  /**
    * @param listener receives the relay's events; may be called several times to add several listeners
    * @return this builder
    */
@@ -209,9 +221,12 @@ public final class RelayBuilder {
       throw new IllegalArgumentException("shutdownGrace must not be negative, was " + shutdownGrace);
     }
     requirePositive("purgeInterval", purgeInterval);
+    if (workers < 1 || workers > 64) {
+      throw new IllegalArgumentException("workers must be 1..64, was " + workers);
+    }
     return new DefaultRelay(new DefaultRelay.Settings(store, transport, batchSize, lease, deliveryTimeout, maxInFlight,
         retryPolicy, clock, random, executor, threadFactory, minPoll, maxPoll, shutdownGrace, purgeInterval,
-        List.copyOf(listeners)));
+        workers, List.copyOf(listeners)));
   }
 
   private static void requirePositive(String name, Duration value) {

@@ -73,6 +73,7 @@ public final class DefaultRelay implements Relay {
       Duration maxPoll,
       Duration shutdownGrace,
       Duration purgeInterval,
+      int workers,
       List<RelayListener> listeners) {}
 
   private enum State { NEW, RUNNING, STOPPING, CLOSED }
@@ -84,8 +85,10 @@ public final class DefaultRelay implements Relay {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> abandon = new CompletableFuture<>();
+  /** Completed when every background worker has stopped. */
   private final CompletableFuture<Void> workerDone = new CompletableFuture<>();
-  private volatile @Nullable Instant lastPurge;
+  private final java.util.concurrent.atomic.AtomicInteger workersRunning = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicReference<@Nullable Instant> lastPurge = new AtomicReference<>();
 
   /** @param settings the configuration, already validated by the builder */
   public DefaultRelay(Settings settings) {
@@ -120,13 +123,15 @@ public final class DefaultRelay implements Relay {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException("relay already " + state.get().name().toLowerCase(java.util.Locale.ROOT));
     }
-    Thread worker = settings.threadFactory().newThread(this::runWorker);
-    worker.start();
+    workersRunning.set(settings.workers());
+    for (int i = 0; i < settings.workers(); i++) {
+      settings.threadFactory().newThread(this::runWorker).start();
+    }
   }
 
   @Override
   public void wakeUp() {
-    if (wakeSignal.availablePermits() == 0) {
+    if (wakeSignal.availablePermits() < settings.workers()) {
       wakeSignal.release();
     }
   }
@@ -143,7 +148,7 @@ public final class DefaultRelay implements Relay {
     if (previous == State.NEW) {
       return;
     }
-    wakeUp();
+    wakeSignal.release(settings.workers());
     try {
       awaitWorker(settings.shutdownGrace());
       if (!workerDone.isDone()) {
@@ -184,7 +189,6 @@ public final class DefaultRelay implements Relay {
           continue;
         }
         if (wakeSignal.tryAcquire(idle.toNanos(), TimeUnit.NANOSECONDS)) {
-          wakeSignal.drainPermits();
           idle = settings.minPoll();
         } else {
           idle = min(idle.multipliedBy(2), settings.maxPoll());
@@ -193,7 +197,9 @@ public final class DefaultRelay implements Relay {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      workerDone.complete(null);
+      if (workersRunning.decrementAndGet() == 0) {
+        workerDone.complete(null);
+      }
     }
   }
 
@@ -202,11 +208,13 @@ public final class DefaultRelay implements Relay {
       return;
     }
     Instant now = settings.clock().instant();
-    Instant last = lastPurge;
+    Instant last = lastPurge.get();
     if (last != null && now.isBefore(last.plus(settings.purgeInterval()))) {
       return;
     }
-    lastPurge = now;
+    if (!lastPurge.compareAndSet(last, now)) {
+      return; // another worker purges
+    }
     for (int round = 0; round < PURGE_ROUNDS; round++) {
       if (store.purgeDelivered(now, PURGE_BATCH) < PURGE_BATCH) {
         break;
@@ -224,12 +232,15 @@ public final class DefaultRelay implements Relay {
       return RelayResult.EMPTY;
     }
     long claimed = System.nanoTime();
-    List<Delivery> waiting = dispatch(claims);
+    // Answers must arrive while the claims still hold: a tenth of the lease is kept as a margin for recording them.
+    long leaseDeadline = started + settings.lease().toNanos() - settings.lease().toNanos() / 10;
+    List<Delivery> waiting = dispatch(claims, leaseDeadline);
     RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0);
     long recording = 0;
     while (!waiting.isEmpty()) {
       awaitWave(waiting);
       List<Delivery> answered = new ArrayList<>();
+      expireOverdue(waiting);
       for (Delivery delivery : waiting) {
         if (delivery.outcome.isDone()) {
           answered.add(delivery);
@@ -255,24 +266,30 @@ public final class DefaultRelay implements Relay {
     final Claim claim;
     final CompletableFuture<DeliveryOutcome> outcome = new CompletableFuture<>();
     final long sentAt = System.nanoTime();
+    final long deadline;
     volatile long answeredAt;
 
-    Delivery(Claim claim) {
+    Delivery(Claim claim, Duration timeout, long leaseDeadline) {
       this.claim = claim;
+      long own = sentAt + timeout.toNanos();
+      this.deadline = own - leaseDeadline < 0 ? own : leaseDeadline;
     }
   }
 
-  private List<Delivery> dispatch(List<Claim> claims) {
+  private List<Delivery> dispatch(List<Claim> claims, long leaseDeadline) {
     List<Delivery> deliveries = new ArrayList<>(claims.size());
     for (Claim claim : claims) {
-      if (!acquireInFlightPermit()) {
+      if (!acquireInFlightPermit(deliveries)) {
         break; // shutting down and out of patience: the rest stay claimed and unsent
       }
-      Delivery delivery = new Delivery(claim);
+      if (System.nanoTime() - leaseDeadline >= 0) {
+        // Too late to send inside the lease: leave the rest unsent; their leases expire and they are claimed again.
+        inFlight.release();
+        break;
+      }
+      Delivery delivery = new Delivery(claim, settings.deliveryTimeout(), leaseDeadline);
       deliveries.add(delivery);
-      delivery.outcome
-          .orTimeout(settings.deliveryTimeout().toNanos(), TimeUnit.NANOSECONDS)
-          .whenComplete((outcome, error) -> {
+      delivery.outcome.whenComplete((outcome, error) -> {
             delivery.answeredAt = System.nanoTime();
             inFlight.release();
           });
@@ -285,12 +302,24 @@ public final class DefaultRelay implements Relay {
     return deliveries;
   }
 
-  private boolean acquireInFlightPermit() {
+  /** Gives every delivery past its deadline a timeout outcome, which also frees its in-flight permit. */
+  private void expireOverdue(List<Delivery> deliveries) {
+    long now = System.nanoTime();
+    for (Delivery delivery : deliveries) {
+      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
+        delivery.outcome.complete(DeliveryOutcome.retryable(
+            "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
+      }
+    }
+  }
+
+  private boolean acquireInFlightPermit(List<Delivery> dispatched) {
     try {
-      while (!inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+      while (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
         if (abandon.isDone()) {
           return false;
         }
+        expireOverdue(dispatched); // a full window of silent deliveries must not wait forever for a permit
       }
       return true;
     } catch (InterruptedException e) {
@@ -322,12 +351,15 @@ public final class DefaultRelay implements Relay {
    */
   private void awaitWave(List<Delivery> deliveries) {
     CompletableFuture<?>[] outcomes = new CompletableFuture<?>[deliveries.size()];
+    long earliestDeadline = Long.MAX_VALUE;
     for (int i = 0; i < outcomes.length; i++) {
-      outcomes[i] = deliveries.get(i).outcome;
+      Delivery delivery = deliveries.get(i);
+      outcomes[i] = delivery.outcome;
+      earliestDeadline = Math.min(earliestDeadline, delivery.deadline);
     }
+    long wait = Math.max(0, Math.min(WAVE.toNanos(), earliestDeadline - System.nanoTime()));
     try {
-      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon)
-          .get(WAVE.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), abandon).get(wait, TimeUnit.NANOSECONDS);
     } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
       // a wave ended with deliveries still unanswered, or one failed: record what has answered
     } catch (InterruptedException e) {

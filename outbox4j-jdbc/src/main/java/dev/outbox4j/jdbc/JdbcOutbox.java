@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,7 +85,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
     if (messages.isEmpty()) {
       return;
     }
-    Set<java.util.UUID> ids = new HashSet<>();
+    Set<UUID> ids = new HashSet<>();
     for (Message message : messages) {
       limits.check(Objects.requireNonNull(message, "message"));
       if (!ids.add(message.id())) {

@@ -41,6 +41,20 @@ class PostgresScenariosTest extends JdbcOutboxScenarios {
     }
   }
 
+  @Test
+  void the_sessions_run_in_a_non_utc_time_zone_and_instants_survive_it() throws SQLException {
+    try (Connection c = pool().getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SHOW TimeZone")) {
+      r.next();
+      assertThat(r.getString(1)).isEqualTo("Pacific/Chatham");
+    }
+    dev.outbox4j.Message message = dev.outbox4j.Message.builder().withDestination("d")
+        .withNotBefore(clock.instant().minusSeconds(1)).build();
+    store.enqueue(message);
+    assertThat(store.find(message.id()).orElseThrow().createdAt()).isEqualTo(clock.instant());
+    assertThat(store.find(message.id()).orElseThrow().message()).isEqualTo(message);
+  }
+
   /**
    * The deferred key trigger numbers entries at commit, so neither writer waits at insert time and the one that
    * commits first is delivered first, although it inserted second.

@@ -17,7 +17,7 @@ import javax.sql.DataSource;
  * {@code +05:45}: instants must survive a non-UTC session time zone.
  */
 enum TestDatabase {
-  POSTGRES("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&options=-c%20TimeZone%3DPacific/Chatham"),
+  POSTGRES("jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
   MARIADB("jdbc:mariadb://127.0.0.1:3306/test?user=root&sessionVariables=time_zone='+05:45'"),
   H2("jdbc:h2:mem:%s;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000");
 
@@ -35,6 +35,10 @@ enum TestDatabase {
     config.setJdbcUrl(this == H2 ? String.format(url, prefix) : url);
     config.setMaximumPoolSize(size);
     config.setPoolName(name() + "-" + prefix + "-" + POOLS.size());
+    if (this == POSTGRES) {
+      // pgjdbc sends the JVM's zone as a startup parameter, overriding URL options; set the session zone after it
+      config.setConnectionInitSql("SET TIME ZONE 'Pacific/Chatham'");
+    }
     return new HikariDataSource(config);
   }
 

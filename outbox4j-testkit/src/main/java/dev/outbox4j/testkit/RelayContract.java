@@ -358,6 +358,33 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void several_background_workers_drain_everything_in_per_key_order() {
+    Map<String, List<String>> written = new HashMap<>();
+    for (int i = 0; i < 20; i++) {
+      for (int k = 0; k < 10; k++) {
+        String key = "key-" + k;
+        write(key, key + "#" + i);
+        written.computeIfAbsent(key, x -> new ArrayList<>()).add(key + "#" + i);
+      }
+    }
+    Map<String, List<String>> delivered = new ConcurrentHashMap<>();
+    Relay relay = relay(InProcessTransport.consuming(m -> delivered
+            .computeIfAbsent(m.orderingKey().orElseThrow(), x -> Collections.synchronizedList(new ArrayList<>()))
+            .add(text(m))))
+        .withWorkers(3)
+        .withBatchSize(4)
+        .build();
+    try {
+      relay.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> store.stats(clock.instant()).pending() == 0);
+    } finally {
+      relay.close();
+    }
+    assertThat(relay.isRunning()).isFalse();
+    assertThat(delivered).isEqualTo(written);
+  }
+
+  @Test
   public final void close_never_marks_an_unconfirmed_delivery() {
     UUID stuck = write("A", "stuck");
     UUID fine = write("B", "fine");

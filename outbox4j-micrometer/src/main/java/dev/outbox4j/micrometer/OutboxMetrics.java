@@ -1,0 +1,254 @@
+package dev.outbox4j.micrometer;
+
+import dev.outbox4j.BatchReport;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.RelayListener;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.OutboxStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes a relay's events and an outbox's state as Micrometer meters. Register it twice: as a
+ * {@link RelayListener} on the relay ({@code Relay.builder(...).onEvent(metrics)}) and as a {@link MeterBinder} on the
+ * registry ({@code metrics.bindTo(registry)}).
+ *
+ * <table>
+ *   <caption>Meters (all tagged {@code outbox}, plus any common tags given)</caption>
+ *   <tr><th>name</th><th>type</th><th>meaning</th></tr>
+ *   <tr><td>{@code outbox4j.delivered}</td><td>counter</td><td>entries confirmed and retired</td></tr>
+ *   <tr><td>{@code outbox4j.failed}</td><td>counter</td><td>attempts that failed and were scheduled again</td></tr>
+ *   <tr><td>{@code outbox4j.quarantined}</td><td>counter</td><td>entries that stopped being retried</td></tr>
+ *   <tr><td>{@code outbox4j.claims.lost}</td><td>counter</td><td>outcomes not recorded because the claim was
+ *   lost</td></tr>
+ *   <tr><td>{@code outbox4j.relay.errors}</td><td>counter</td><td>background passes that failed</td></tr>
+ *   <tr><td>{@code outbox4j.delivery}</td><td>timer</td><td>send to confirmation, per entry</td></tr>
+ *   <tr><td>{@code outbox4j.batch}</td><td>timer, tag {@code phase}=claim|delivery|completion</td><td>per
+ *   pass</td></tr>
+ *   <tr><td>{@code outbox4j.pending}</td><td>gauge</td><td>entries waiting (claimed ones included)</td></tr>
+ *   <tr><td>{@code outbox4j.in.flight}</td><td>gauge</td><td>entries under an unexpired claim</td></tr>
+ *   <tr><td>{@code outbox4j.quarantine.size}</td><td>gauge</td><td>quarantined entries</td></tr>
+ *   <tr><td>{@code outbox4j.lag}</td><td>gauge, seconds</td><td>age of the oldest waiting entry; 0 when none
+ *   waits</td></tr>
+ * </table>
+ *
+ * <p>The gauges read {@link OutboxStore#stats} at most once per refresh interval (default 5 s), however often the
+ * registry is scraped, so a busy Prometheus cannot turn into a load on the database. A failing stats query leaves the
+ * last values in place.
+ *
+ * <p>Thread-safe.
+ */
+public final class OutboxMetrics implements RelayListener, MeterBinder {
+  /** Default minimum time between two stats queries. */
+  public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
+
+  private static final System.Logger LOG = System.getLogger(OutboxMetrics.class.getName());
+
+  private final OutboxStore store;
+  private final Clock clock;
+  private final Duration refresh;
+  private final Tags tags;
+  private final AtomicReference<@Nullable Snapshot> snapshot = new AtomicReference<>();
+  private volatile @Nullable Meters meters;
+
+  private record Snapshot(OutboxStats stats, Instant takenAt) {}
+
+  private record Meters(Counter delivered, Counter failed, Counter quarantined, Counter claimsLost, Counter errors,
+      Timer delivery, Timer claim, Timer deliveryPhase, Timer completion) {}
+
+  private OutboxMetrics(Builder builder) {
+    this.store = builder.store;
+    this.clock = builder.clock;
+    this.refresh = builder.refresh;
+    this.tags = Tags.of("outbox", builder.name).and(builder.tags);
+  }
+
+  /**
+   * @param store the outbox whose state the gauges show
+   * @return a builder
+   */
+  public static Builder builder(OutboxStore store) {
+    return new Builder(store);
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    meters = new Meters(
+        Counter.builder("outbox4j.delivered").description("entries confirmed and retired").tags(tags)
+            .register(registry),
+        Counter.builder("outbox4j.failed").description("attempts failed and scheduled again").tags(tags)
+            .register(registry),
+        Counter.builder("outbox4j.quarantined").description("entries that stopped being retried").tags(tags)
+            .register(registry),
+        Counter.builder("outbox4j.claims.lost").description("outcomes dropped because the claim was lost").tags(tags)
+            .register(registry),
+        Counter.builder("outbox4j.relay.errors").description("background passes that failed").tags(tags)
+            .register(registry),
+        Timer.builder("outbox4j.delivery").description("send to confirmation").tags(tags).register(registry),
+        Timer.builder("outbox4j.batch").tags(tags).tag("phase", "claim").register(registry),
+        Timer.builder("outbox4j.batch").tags(tags).tag("phase", "delivery").register(registry),
+        Timer.builder("outbox4j.batch").tags(tags).tag("phase", "completion").register(registry));
+    Gauge.builder("outbox4j.pending", this, m -> m.read(OutboxStats::pending))
+        .description("entries waiting for delivery").tags(tags).register(registry);
+    Gauge.builder("outbox4j.in.flight", this, m -> m.read(OutboxStats::inFlight))
+        .description("entries under an unexpired claim").tags(tags).register(registry);
+    Gauge.builder("outbox4j.quarantine.size", this, m -> m.read(OutboxStats::quarantined))
+        .description("quarantined entries").tags(tags).register(registry);
+    Gauge.builder("outbox4j.lag", this, OutboxMetrics::lagSeconds)
+        .description("age of the oldest waiting entry").baseUnit("seconds").tags(tags).register(registry);
+  }
+
+  private double lagSeconds() {
+    OutboxStats stats = statsOrNull();
+    if (stats == null) {
+      return Double.NaN;
+    }
+    Instant oldest = stats.oldestPendingCreatedAt();
+    if (oldest == null) {
+      return 0;
+    }
+    return Math.max(0, Duration.between(oldest, clock.instant()).toNanos() / 1e9);
+  }
+
+  private double read(java.util.function.ToLongFunction<OutboxStats> reading) {
+    OutboxStats stats = statsOrNull();
+    return stats == null ? Double.NaN : reading.applyAsLong(stats);
+  }
+
+  private @Nullable OutboxStats statsOrNull() {
+    Instant now = clock.instant();
+    Snapshot current = snapshot.get();
+    if (current != null && now.isBefore(current.takenAt().plus(refresh))) {
+      return current.stats();
+    }
+    try {
+      Snapshot fresh = new Snapshot(store.stats(now), now);
+      snapshot.set(fresh);
+      return fresh.stats();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "reading outbox stats failed; keeping the last values", e);
+      return current == null ? null : current.stats();
+    }
+  }
+
+  @Override
+  public void onDelivered(OutboxEntry entry, Duration deliveryTime) {
+    Meters m = meters;
+    if (m != null) {
+      m.delivered().increment();
+      m.delivery().record(deliveryTime);
+    }
+  }
+
+  @Override
+  public void onFailed(OutboxEntry entry, String error, Instant nextAttemptAt) {
+    Meters m = meters;
+    if (m != null) {
+      m.failed().increment();
+    }
+  }
+
+  @Override
+  public void onQuarantined(OutboxEntry entry, String reason) {
+    Meters m = meters;
+    if (m != null) {
+      m.quarantined().increment();
+    }
+  }
+
+  @Override
+  public void onClaimLost(OutboxEntry entry) {
+    Meters m = meters;
+    if (m != null) {
+      m.claimsLost().increment();
+    }
+  }
+
+  @Override
+  public void onBatch(BatchReport report) {
+    Meters m = meters;
+    if (m != null) {
+      m.claim().record(report.claimTime());
+      m.deliveryPhase().record(report.deliveryTime());
+      m.completion().record(report.completionTime());
+    }
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    Meters m = meters;
+    if (m != null) {
+      m.errors().increment();
+    }
+  }
+
+  /** Configures {@link OutboxMetrics}. Not thread-safe. */
+  public static final class Builder {
+    private final OutboxStore store;
+    private String name = "default";
+    private Tags tags = Tags.empty();
+    private Clock clock = Clock.systemUTC();
+    private Duration refresh = DEFAULT_REFRESH;
+
+    private Builder(OutboxStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * @param outboxName the value of the {@code outbox} tag, to tell several outboxes apart; default {@code default}
+     * @return this builder
+     */
+    public Builder withName(String outboxName) {
+      if (outboxName == null || outboxName.isBlank()) {
+        throw new IllegalArgumentException("name must be non-blank");
+      }
+      this.name = outboxName;
+      return this;
+    }
+
+    /**
+     * @param extraTags tags added to every meter
+     * @return this builder
+     */
+    public Builder withTags(Iterable<io.micrometer.core.instrument.Tag> extraTags) {
+      this.tags = Tags.of(extraTags);
+      return this;
+    }
+
+    /**
+     * @param source the time for stats queries and lag; default the UTC system clock
+     * @return this builder
+     */
+    public Builder withClock(Clock source) {
+      this.clock = Objects.requireNonNull(source, "clock");
+      return this;
+    }
+
+    /**
+     * @param interval the least time between two stats queries; default 5 s; zero queries on every read
+     * @return this builder
+     */
+    public Builder withRefreshInterval(Duration interval) {
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("refreshInterval must not be negative, was " + interval);
+      }
+      this.refresh = interval;
+      return this;
+    }
+
+    /** @return the metrics, not yet bound to a registry */
+    public OutboxMetrics build() {
+      return new OutboxMetrics(this);
+    }
+  }
+}

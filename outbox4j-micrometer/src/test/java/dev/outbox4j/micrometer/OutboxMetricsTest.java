@@ -1,0 +1,109 @@
+package dev.outbox4j.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.memory.InMemoryOutboxStore;
+import dev.outbox4j.memory.InProcessTransport;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.testkit.SettableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class OutboxMetricsTest {
+  private final SettableClock clock = SettableClock.atFixedStart();
+  private final InMemoryOutboxStore store = InMemoryOutboxStore.builder().withClock(clock).build();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private void write(String payload) {
+    store.enqueue(Message.builder().withDestination("d").withPayload(payload).build());
+  }
+
+  @Test
+  void counters_and_timers_follow_the_relays_outcomes() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withName("orders").build();
+    metrics.bindTo(registry);
+    write("ok");
+    write("retry");
+    write("bad");
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> switch (new String(m.payload())) {
+          case "ok" -> DeliveryOutcome.delivered();
+          case "retry" -> DeliveryOutcome.retryable("later");
+          default -> DeliveryOutcome.permanent("never");
+        }))
+        .withClock(clock)
+        .withRetryPolicy(RetryPolicy.linear().build())
+        .onEvent(metrics)
+        .build();
+
+    relay.flush();
+
+    assertThat(registry.get("outbox4j.delivered").tag("outbox", "orders").counter().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.failed").counter().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.quarantined").counter().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.delivery").timer().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.batch").tag("phase", "claim").timer().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.quarantine.size").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void lag_is_the_age_of_the_oldest_waiting_entry_and_zero_when_none_waits() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO).build();
+    metrics.bindTo(registry);
+
+    assertThat(registry.get("outbox4j.lag").gauge().value()).isZero();
+    write("a");
+    clock.advance(Duration.ofSeconds(42));
+
+    assertThat(registry.get("outbox4j.lag").gauge().value()).isEqualTo(42.0);
+  }
+
+  @Test
+  void gauges_query_the_store_at_most_once_per_refresh_interval() {
+    AtomicInteger queries = new AtomicInteger();
+    OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats")) {
+            queries.incrementAndGet();
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).build();
+    metrics.bindTo(registry);
+
+    for (int i = 0; i < 10; i++) {
+      registry.get("outbox4j.pending").gauge().value();
+      registry.get("outbox4j.lag").gauge().value();
+    }
+    assertThat(queries.get()).isEqualTo(1);
+    clock.advance(OutboxMetrics.DEFAULT_REFRESH);
+    registry.get("outbox4j.pending").gauge().value();
+    assertThat(queries.get()).isEqualTo(2);
+  }
+
+  @Test
+  void a_failing_stats_query_keeps_the_last_values() {
+    AtomicInteger calls = new AtomicInteger();
+    OutboxStore flaky = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats") && calls.incrementAndGet() > 1) {
+            throw new IllegalStateException("database down");
+          }
+          return method.invoke(store, args);
+        });
+    write("a");
+    OutboxMetrics metrics = OutboxMetrics.builder(flaky).withClock(clock).withRefreshInterval(Duration.ZERO).build();
+    metrics.bindTo(registry);
+
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
+    assertThat(calls.get()).isEqualTo(2);
+  }
+}
