@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs a scenario: the warm-up runs (unmeasured, with the same N, so the JIT and the database caches are warm), then the
- * measured runs, each prepared without measurement and executed between two CPU samples.
+ * Runs a scenario: the warm-up runs (unmeasured, with the same N, so the JIT and the database caches are warm), then
+ * the measured runs, each prepared without measurement and executed between two CPU samples.
  */
 final class ScenarioRunner {
   private final BenchOptions options;
