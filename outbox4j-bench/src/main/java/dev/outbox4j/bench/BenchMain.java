@@ -1,0 +1,197 @@
+package dev.outbox4j.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.JdbcOutbox;
+import dev.outbox4j.spi.Retention;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Runs the benchmark scenarios, prints a markdown report and writes it to {@code bench-results/}.
+ *
+ * <pre>
+ * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--n 50000 --runs 3"
+ * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick"
+ * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
+ * </pre>
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  /** Makes a scenario when its turn comes (so set-up of one does not disturb the measurement of another). */
+  @FunctionalInterface
+  interface ScenarioFactory {
+    Scenario create() throws Exception;
+  }
+
+  /** A scenario and the groups that select it. */
+  record Planned(Set<String> groups, ScenarioFactory factory) {}
+
+  /**
+   * @param args see {@link BenchOptions#usage()}
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    BenchOptions options;
+    try {
+      options = BenchOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(BenchOptions.usage());
+      return;
+    }
+    BenchDatabase database = new BenchDatabase(options);
+    String started = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19);
+    String loadBefore = loadAverage();
+    Report report = new Report();
+    try (Connection monitor = connect(options);
+        CpuMeter cpu = new CpuMeter(monitor, BenchDatabase.APPLICATION_NAME)) {
+      String machine = machine(monitor);
+      System.out.printf("outbox4j-bench %s UTC, N=%,d, runs=%d, warm-ups=%d%s%n%s%n", started, options.messages(),
+          options.runs(), options.warmups(), options.quick() ? " (QUICK MODE: smoke test, not a measurement)" : "",
+          machine);
+      ScenarioRunner runner = new ScenarioRunner(options, cpu, System.out);
+      for (Planned planned : plan(database, options)) {
+        if (planned.groups().stream().anyMatch(options::runs)) {
+          report.add(runner.run(planned.factory().create()));
+        }
+      }
+      String loadAfter = loadAverage();
+      String markdown = document(options, started, machine, loadBefore, loadAfter, report);
+      System.out.println();
+      System.out.println(markdown);
+      Path directory = Path.of("bench-results");
+      Files.createDirectories(directory);
+      String name = "bench-" + started.replace(":", "").replace("-", "").replace("T", "-") + ".md";
+      Files.writeString(directory.resolve(name), markdown + "\n## Every run\n\n" + report.raw());
+      Files.writeString(directory.resolve("latest.md"), markdown + "\n## Every run\n\n" + report.raw());
+      System.out.println("written to " + directory.resolve(name).toAbsolutePath());
+    }
+  }
+
+  static List<Planned> plan(BenchDatabase database, BenchOptions options) {
+    List<Planned> plan = new ArrayList<>();
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, false)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, false)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, true)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
+    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
+    plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
+    plan.add(new Planned(Set.of("write"), () -> {
+      BusinessTable.reset(database);
+      return new WriteScenario(database, options.writers(), "write-business",
+          "4 business row alone, " + options.writers() + " writers", () -> {}, (connection, index) -> {});
+    }));
+    plan.add(new Planned(Set.of("write"), () -> {
+      BusinessTable.reset(database);
+      RawOutboxTable table = new RawOutboxTable("bench_raw_write");
+      table.create(database);
+      return new WriteScenario(database, options.writers(), "write-raw-outbox",
+          "4 business row + raw outbox row (reference), " + options.writers() + " writers",
+          () -> table.fill(database, 0), (connection, index) -> table.insert(connection));
+    }));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false)));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
+    plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
+    plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
+    plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
+    plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
+    plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
+    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.smallPending(), "small")));
+    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.largePending(), "large")));
+    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
+    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
+    return plan;
+  }
+
+  /** Scenario 4 with an outbox4j write: unkeyed, or keyed over 1,000 keys (the per-key lock is taken at commit). */
+  private static Scenario outbox4jWrites(BenchDatabase database, BenchOptions options, boolean keyed)
+      throws Exception {
+    BusinessTable.reset(database);
+    Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
+    JdbcOutbox outbox;
+    try (HikariDataSource setup = database.pool("o4j-write-setup", 1, true)) {
+      tables.recreate(setup);
+      // The writer keeps the dialect detected here and never touches the pool again: it writes on the callers'
+      // connections.
+      outbox = tables.store(setup, Retention.deleteOnDelivery()).outbox();
+    }
+    return new WriteScenario(database, options.writers(), keyed ? "write-outbox4j-keyed" : "write-outbox4j-unkeyed",
+        "4 business row + outbox4j write, " + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
+            + ", " + options.writers() + " writers",
+        tables::truncate,
+        (connection, index) -> outbox.write(connection,
+            Outbox4jTables.message(keyed ? "key-" + (index % Outbox4jTables.KEYS) : null)));
+  }
+
+  private static String document(BenchOptions options, String started, String machine, String loadBefore,
+      String loadAfter, Report report) {
+    return "# outbox4j benchmark, " + started + " UTC\n\n"
+        + "N = " + String.format("%,d", options.messages()) + " messages per run, " + options.runs()
+        + " measured run(s) after " + options.warmups() + " warm-up(s); 200-byte payloads; " + options.writers()
+        + " writers; gruelbox submitter threads " + options.gruelboxThreads() + "."
+        + (options.outboxFillfactor() != 0 ? " Experiment: outbox4j table fillfactor " + options.outboxFillfactor()
+            + "." : "")
+        + (options.quick() ? " **Quick mode: a smoke test, not a measurement.**" : "") + "\n\n"
+        + machine + "\n\nLoad average before: " + loadBefore + "; after: " + loadAfter + "\n\n"
+        + report.table() + "\n## Ratios and targets\n\n" + report.ratios();
+  }
+
+  private static Connection connect(BenchOptions options) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", options.user());
+    properties.setProperty("ApplicationName", BenchDatabase.APPLICATION_NAME + "-monitor");
+    return DriverManager.getConnection(options.jdbcUrl(), properties);
+  }
+
+  private static String machine(Connection connection) throws SQLException {
+    StringBuilder out = new StringBuilder();
+    out.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs (")
+        .append(cpuModel()).append("), Java ").append(System.getProperty("java.version")).append(", ");
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT split_part(version(), ' on ', 1),"
+            + " current_setting('fsync'), current_setting('synchronous_commit'), current_setting('shared_buffers')")) {
+      rows.next();
+      out.append(rows.getString(1)).append(" (fsync ").append(rows.getString(2)).append(", synchronous_commit ")
+          .append(rows.getString(3)).append(", shared_buffers ").append(rows.getString(4)).append(")");
+    }
+    return out.toString();
+  }
+
+  private static String cpuModel() {
+    try {
+      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
+          .findFirst().map(line -> line.substring(line.indexOf(':') + 1).trim()).orElse("unknown model");
+    } catch (IOException e) {
+      return "unknown model";
+    }
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return parts[0] + " " + parts[1] + " " + parts[2];
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+}

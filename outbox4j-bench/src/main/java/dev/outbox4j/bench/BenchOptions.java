@@ -1,0 +1,141 @@
+package dev.outbox4j.bench;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What one benchmark run does, from the command line.
+ *
+ * @param messages N, the messages per measured run of a throughput scenario
+ * @param runs measured runs per scenario (the median, minimum and maximum are reported)
+ * @param warmups unmeasured runs per scenario before the measured ones, each with the full N
+ * @param only scenario groups to run; empty means all
+ * @param jdbcUrl the PostgreSQL database
+ * @param user the database user (trust authentication, no password)
+ * @param writers writer threads in the write and end-to-end scenarios
+ * @param gruelboxThreads threads of gruelbox's submitter pool
+ * @param latencySeconds how long the latency scenario offers load
+ * @param offeredRate messages per second the latency scenario offers
+ * @param smallPending the smaller backlog of the claim-cost scenario
+ * @param largePending the larger backlog of the claim-cost scenario
+ * @param quick whether this is the quick smoke-test mode (numbers not comparable with a full run)
+ * @param outboxFillfactor an experiment: the fillfactor set on outbox4j's tables after migration, or 0 to leave the
+ *     migration's (PostgreSQL's default, 100)
+ */
+record BenchOptions(
+    int messages,
+    int runs,
+    int warmups,
+    Set<String> only,
+    String jdbcUrl,
+    String user,
+    int writers,
+    int gruelboxThreads,
+    int latencySeconds,
+    int offeredRate,
+    int smallPending,
+    int largePending,
+    boolean quick,
+    int outboxFillfactor) {
+
+  /** The scenario groups, in the order they run. */
+  static final List<String> GROUPS =
+      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim");
+
+  BenchOptions {
+    only = Set.copyOf(only);
+    for (String group : only) {
+      if (!GROUPS.contains(group)) {
+        throw new IllegalArgumentException("--only: unknown scenario group '" + group + "'; known: " + GROUPS);
+      }
+    }
+    if (messages < 100) {
+      throw new IllegalArgumentException("--n must be at least 100, was " + messages);
+    }
+    if (runs < 1) {
+      throw new IllegalArgumentException("--runs must be positive, was " + runs);
+    }
+    if (outboxFillfactor != 0 && (outboxFillfactor < 10 || outboxFillfactor > 100)) {
+      throw new IllegalArgumentException("--outbox-fillfactor must be 10..100, was " + outboxFillfactor);
+    }
+    if (warmups < 0) {
+      throw new IllegalArgumentException("--warmups must not be negative, was " + warmups);
+    }
+  }
+
+  boolean runs(String group) {
+    return only.isEmpty() || only.contains(group);
+  }
+
+  /** @return N for a warm-up run: the full N, so the JIT has compiled the hot paths before the first measurement */
+  int warmupMessages() {
+    return messages;
+  }
+
+  static String usage() {
+    return """
+        usage: BenchMain [--n N] [--runs R] [--warmups W] [--only g1,g2] [--quick]
+                         [--url jdbc:postgresql://127.0.0.1:5432/test] [--user postgres]
+                         [--writers 4] [--gruelbox-threads 8] [--latency-seconds 30] [--rate 2000]
+                         [--small-pending 10000] [--large-pending 1000000] [--outbox-fillfactor 80]
+          groups: %s
+          --quick = --n 5000 --runs 1 --latency-seconds 5 --large-pending 100000 (a smoke test, not a measurement)
+        """.formatted(String.join(",", GROUPS));
+  }
+
+  static BenchOptions parse(String[] args) {
+    int messages = 50_000;
+    int runs = 3;
+    int warmups = 1;
+    Set<String> only = new LinkedHashSet<>();
+    String url = "jdbc:postgresql://127.0.0.1:5432/test";
+    String user = "postgres";
+    int writers = 4;
+    int gruelboxThreads = 8;
+    int latencySeconds = 30;
+    int rate = 2_000;
+    int smallPending = 10_000;
+    int largePending = 1_000_000;
+    boolean quick = false;
+    int fillfactor = 0;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("--quick")) {
+        quick = true;
+        continue;
+      }
+      if (arg.equals("--help") || arg.equals("-h")) {
+        throw new IllegalArgumentException("help requested");
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException(arg + " needs a value");
+      }
+      String value = args[++i];
+      switch (arg) {
+        case "--n" -> messages = Integer.parseInt(value.replace("_", ""));
+        case "--runs" -> runs = Integer.parseInt(value);
+        case "--warmups" -> warmups = Integer.parseInt(value);
+        case "--only" -> only.addAll(List.of(value.split(",")));
+        case "--url" -> url = value;
+        case "--user" -> user = value;
+        case "--writers" -> writers = Integer.parseInt(value);
+        case "--gruelbox-threads" -> gruelboxThreads = Integer.parseInt(value);
+        case "--latency-seconds" -> latencySeconds = Integer.parseInt(value);
+        case "--rate" -> rate = Integer.parseInt(value);
+        case "--small-pending" -> smallPending = Integer.parseInt(value.replace("_", ""));
+        case "--large-pending" -> largePending = Integer.parseInt(value.replace("_", ""));
+        case "--outbox-fillfactor" -> fillfactor = Integer.parseInt(value);
+        default -> throw new IllegalArgumentException("unknown option " + arg);
+      }
+    }
+    if (quick) {
+      messages = 5_000;
+      runs = 1;
+      latencySeconds = Math.min(latencySeconds, 5);
+      largePending = Math.min(largePending, 100_000);
+    }
+    return new BenchOptions(messages, runs, warmups, only, url, user, writers, gruelboxThreads, latencySeconds, rate,
+        smallPending, largePending, quick, fillfactor);
+  }
+}

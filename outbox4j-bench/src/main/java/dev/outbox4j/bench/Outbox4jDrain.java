@@ -1,0 +1,132 @@
+package dev.outbox4j.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RelayResult;
+import dev.outbox4j.spi.Retention;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Scenario 2: outbox4j's relay drains the same N backlog with a no-op transport, through {@code Relay.drain}: claim
+ * 500 under a lease (one statement), hand each to the transport, retire the batch (one statement). Variants: delete or
+ * keep delivered entries (compared with the ceiling's DELETE or UPDATE), one or two relays (each with its own store
+ * and pool, as two processes would have), unkeyed or spread over 1,000 ordering keys.
+ */
+final class Outbox4jDrain implements Scenario {
+  static final int BATCH = CeilingDrain.BATCH;
+
+  private final Outbox4jTables tables;
+  private final boolean keep;
+  private final int relays;
+  private final boolean keyed;
+  private final boolean asyncCommit;
+  private final List<HikariDataSource> pools = new ArrayList<>();
+  private final List<Relay> relayList = new ArrayList<>();
+  private final DeliveryCounter delivered = new DeliveryCounter();
+  private final BatchTimings timings = new BatchTimings();
+
+  Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed) throws Exception {
+    this(database, keep, relays, keyed, false);
+  }
+
+  /**
+   * @param asyncCommit an experiment, not a default: the relay's connections run with
+   *     {@code synchronous_commit = off}, so claims and completions do not wait for the WAL flush (a crash may then
+   *     forget the last claims or completions, which only causes redeliveries)
+   */
+  Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit)
+      throws Exception {
+    this.tables = new Outbox4jTables(database, "bench_o4j_");
+    this.keep = keep;
+    this.relays = relays;
+    this.keyed = keyed;
+    this.asyncCommit = asyncCommit;
+    for (int i = 0; i < relays; i++) {
+      HikariDataSource pool = database.pool("o4j-drain-" + i, 2, true,
+          asyncCommit ? "SET synchronous_commit = off" : null);
+      pools.add(pool);
+      if (i == 0) {
+        tables.recreate(pool);
+      }
+      Retention retention = keep ? Retention.keepFor(Duration.ofDays(1)) : Retention.deleteOnDelivery();
+      relayList.add(Relay.builder(tables.store(pool, retention), new NoOpTransport(delivered))
+          .withBatchSize(BATCH)
+          .onEvent(timings)
+          .build());
+    }
+  }
+
+  @Override
+  public String id() {
+    if (asyncCommit) {
+      return "outbox4j-drain-async-commit";
+    }
+    if (keyed) {
+      return "outbox4j-drain-ordered";
+    }
+    if (relays > 1) {
+      return "outbox4j-drain-2relays";
+    }
+    return keep ? "outbox4j-drain-keep" : "outbox4j-drain-delete";
+  }
+
+  @Override
+  public String title() {
+    return "2 outbox4j drain, no-op transport, " + relays + (relays == 1 ? " relay, " : " relays, ")
+        + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
+        + (keep ? "keep (UPDATE)" : "delete")
+        + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "");
+  }
+
+  @Override
+  public void prepare(int messages) throws Exception {
+    tables.fill(messages, keyed);
+    delivered.reset(messages);
+    timings.reset();
+  }
+
+  @Override
+  public Outcome execute(int messages) throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
+    long[] retired = new long[relays];
+    for (int i = 0; i < relays; i++) {
+      int index = i;
+      Thread thread = new Thread(() -> {
+        try {
+          RelayResult result = relayList.get(index).drain(Integer.MAX_VALUE);
+          retired[index] = result.delivered();
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "bench-o4j-drain-" + i);
+      thread.start();
+      threads.add(thread);
+    }
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException(id() + " failed", failure.get());
+    }
+    long total = 0;
+    for (long count : retired) {
+      total += count;
+    }
+    if (total != messages || delivered.count() != messages) {
+      throw new IllegalStateException(id() + " retired " + total + " and sent " + delivered.count() + " of "
+          + messages);
+    }
+    System.out.print(" " + timings.summary());
+    return Outcome.of(total);
+  }
+
+  @Override
+  public void close() {
+    relayList.forEach(Relay::close);
+    pools.forEach(HikariDataSource::close);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.outbox4j.bench;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spi.Retention;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * outbox4j's own tables under a benchmark prefix, created by the store's own migrations (dropped first, so a changed
+ * schema is always picked up), and filled for the drain and claim scenarios with set-based SQL that writes exactly the
+ * rows {@link dev.outbox4j.jdbc.JdbcOutbox} would.
+ */
+final class Outbox4jTables {
+  /** Keys in the ordered scenarios. */
+  static final int KEYS = 1_000;
+
+  private final BenchDatabase database;
+  private final String prefix;
+
+  /** @param prefix the table prefix, a fixed identifier such as {@code bench_o4j_} */
+  Outbox4jTables(BenchDatabase database, String prefix) {
+    this.database = database;
+    this.prefix = prefix;
+  }
+
+  String outbox() {
+    return prefix + "outbox";
+  }
+
+  /** Drops every object of this prefix and runs the store's migrations. */
+  void recreate(DataSource pool) throws SQLException {
+    database.execute(
+        "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "schema_version CASCADE",
+        "DROP FUNCTION IF EXISTS " + prefix + "outbox_assign_key_seq() CASCADE");
+    store(pool, Retention.deleteOnDelivery()).migrate();
+    int fillfactor = database.options().outboxFillfactor();
+    if (fillfactor != 0) {
+      database.execute("ALTER TABLE " + outbox() + " SET (fillfactor = " + fillfactor + ")");
+    }
+  }
+
+  JdbcOutboxStore store(DataSource pool, Retention retention) {
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(retention).build();
+  }
+
+  void truncate() throws SQLException {
+    database.execute("TRUNCATE " + prefix + "outbox, " + prefix + "outbox_key");
+  }
+
+  /**
+   * Empties the tables and inserts {@code rows} pending entries, unkeyed or spread round-robin over {@value #KEYS}
+   * keys, then vacuums. Keyed rows get their per-key numbers directly (the deferred trigger that numbers them at commit
+   * is bypassed for this bulk load, and the key table is filled to match).
+   */
+  void fill(int rows, boolean keyed) throws SQLException {
+    truncate();
+    insertMore(rows, keyed);
+  }
+
+  /** Adds {@code rows} pending unkeyed (or keyed) entries and vacuums. */
+  void insertMore(int rows, boolean keyed) throws SQLException {
+    String payload = "convert_to(repeat('x', " + Payloads.SIZE + "), 'UTF8')";
+    if (rows > 0 && !keyed) {
+      database.execute("INSERT INTO " + outbox() + " (id, destination, payload) SELECT gen_random_uuid(), '"
+          + Payloads.DESTINATION + "', " + payload + " FROM generate_series(1, " + rows + ") g ORDER BY g");
+    } else if (rows > 0) {
+      database.execute(
+          "SET session_replication_role = replica",
+          "INSERT INTO " + outbox() + " (id, destination, ordering_key, key_seq, payload) SELECT gen_random_uuid(), '"
+              + Payloads.DESTINATION + "', 'key-' || (g % " + KEYS + "), (g / " + KEYS + ") + 1, " + payload
+              + " FROM generate_series(0, " + (rows - 1) + ") g ORDER BY g",
+          "INSERT INTO " + prefix + "outbox_key (ordering_key, last_seq) SELECT ordering_key, max(key_seq) FROM "
+              + outbox() + " WHERE ordering_key IS NOT NULL GROUP BY ordering_key",
+          "SET session_replication_role = origin");
+    }
+    database.execute("VACUUM ANALYZE " + outbox(), "VACUUM ANALYZE " + prefix + "outbox_key");
+  }
+
+  /** The message writers send: 200 bytes, optionally keyed. */
+  static Message message(@Nullable String key) {
+    return Message.builder().withDestination(Payloads.DESTINATION).withOrderingKey(key).withPayload(Payloads.bytes())
+        .withContentType("application/json").build();
+  }
+}

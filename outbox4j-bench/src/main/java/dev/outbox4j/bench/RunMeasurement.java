@@ -1,0 +1,58 @@
+package dev.outbox4j.bench;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One measured run.
+ *
+ * @param messages messages processed
+ * @param elapsedNanos wall time of the measured part
+ * @param jvmCpuNanos this JVM's CPU in that time
+ * @param postgresCpuNanos the PostgreSQL processes' CPU in that time
+ * @param microsPerOperation the mean time of a timed operation, or NaN
+ * @param latency commit-to-transport latency percentiles, or {@code null}
+ */
+record RunMeasurement(
+    long messages,
+    long elapsedNanos,
+    long jvmCpuNanos,
+    long postgresCpuNanos,
+    double microsPerOperation,
+    @Nullable Latency latency) {
+
+  /**
+   * @param p50Millis median
+   * @param p99Millis 99th percentile
+   * @param maxMillis worst
+   */
+  record Latency(double p50Millis, double p99Millis, double maxMillis) {
+    static Latency of(long[] sortedNanos) {
+      if (sortedNanos.length == 0) {
+        return new Latency(Double.NaN, Double.NaN, Double.NaN);
+      }
+      return new Latency(percentile(sortedNanos, 0.50) / 1e6, percentile(sortedNanos, 0.99) / 1e6,
+          sortedNanos[sortedNanos.length - 1] / 1e6);
+    }
+
+    private static long percentile(long[] sorted, double fraction) {
+      int index = (int) Math.ceil(fraction * sorted.length) - 1;
+      return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+  }
+
+  double messagesPerSecond() {
+    return messages / (elapsedNanos / 1e9);
+  }
+
+  double cpuMicrosPerMessage() {
+    return (jvmCpuNanos + postgresCpuNanos) / 1e3 / messages;
+  }
+
+  double jvmMicrosPerMessage() {
+    return jvmCpuNanos / 1e3 / messages;
+  }
+
+  double postgresMicrosPerMessage() {
+    return postgresCpuNanos / 1e3 / messages;
+  }
+}

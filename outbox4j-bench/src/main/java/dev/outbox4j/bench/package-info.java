@@ -1,0 +1,12 @@
+/**
+ * Benchmarks: outbox4j measured against the PostgreSQL ceiling (raw JDBC doing the same work with nothing else) and
+ * against gruelbox transaction-outbox, side by side in one run. Not API; run through
+ * {@link dev.outbox4j.bench.BenchMain}.
+ *
+ * <p>Every scenario reports messages per second and CPU per message (this JVM's process CPU plus the CPU of the
+ * PostgreSQL processes that served it), as the median, minimum and maximum of several runs after a warm-up.
+ */
+@NullMarked
+package dev.outbox4j.bench;
+
+import org.jspecify.annotations.NullMarked;

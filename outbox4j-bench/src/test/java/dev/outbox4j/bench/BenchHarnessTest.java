@@ -1,0 +1,125 @@
+package dev.outbox4j.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks that the harness measures what it claims to: the drains really retire every row, and the CPU meter really
+ * sees work done by our PostgreSQL backends. No timing is asserted.
+ */
+class BenchHarnessTest {
+  private final BenchOptions options = BenchOptions.parse(new String[] {"--n", "1000"});
+  private final BenchDatabase database = new BenchDatabase(options);
+
+  @Test
+  void ceiling_drain_by_delete_retires_every_pre_inserted_row() throws Exception {
+    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, false)) {
+      ceiling.prepare(1_200);
+      assertThat(database.count("bench_ceiling")).isEqualTo(1_200);
+
+      Outcome outcome = ceiling.execute(1_200);
+
+      assertThat(outcome.messages()).isEqualTo(1_200);
+      assertThat(database.count("bench_ceiling")).isZero();
+    }
+  }
+
+  @Test
+  void ceiling_drain_by_update_leaves_every_row_delivered() throws Exception {
+    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, false)) {
+      ceiling.prepare(1_200);
+
+      ceiling.execute(1_200);
+
+      assertThat(countWhere("bench_ceiling", "status = 'DELIVERED'")).isEqualTo(1_200);
+      assertThat(countWhere("bench_ceiling", "status = 'PENDING'")).isZero();
+    }
+  }
+
+  @Test
+  void leased_reference_drain_claims_and_deletes_every_row() throws Exception {
+    try (CeilingDrain leased = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, true)) {
+      leased.prepare(1_200);
+
+      assertThat(leased.execute(1_200).messages()).isEqualTo(1_200);
+      assertThat(database.count("bench_ceiling")).isZero();
+    }
+  }
+
+  @Test
+  void outbox4j_drain_sends_and_retires_every_entry_of_the_ordered_backlog() throws Exception {
+    try (Outbox4jDrain drain = new Outbox4jDrain(database, false, 1, true)) {
+      drain.prepare(2_000);
+      assertThat(countWhere("bench_o4j_outbox", "ordering_key IS NOT NULL")).isEqualTo(2_000);
+
+      assertThat(drain.execute(2_000).messages()).isEqualTo(2_000);
+      assertThat(database.count("bench_o4j_outbox")).isZero();
+    }
+  }
+
+  @Test
+  void cpu_meter_sees_work_done_by_our_postgres_backend() throws Exception {
+    Properties properties = new Properties();
+    properties.setProperty("user", options.user());
+    properties.setProperty("ApplicationName", BenchDatabase.APPLICATION_NAME + "-test");
+    try (Connection monitor = DriverManager.getConnection(options.jdbcUrl(), properties);
+        CpuMeter cpu = new CpuMeter(DriverManager.getConnection(options.jdbcUrl(), properties),
+            BenchDatabase.APPLICATION_NAME)) {
+      CpuMeter.Sample before = cpu.sample();
+      try (Statement statement = monitor.createStatement();
+          ResultSet rows = statement.executeQuery("SELECT count(*) FROM generate_series(1, 5000000)")) {
+        rows.next();
+      }
+
+      CpuMeter.Usage usage = cpu.since(before);
+
+      assertThat(usage.postgresNanos()).isGreaterThan(0);
+      assertThat(usage.jvmNanos()).isGreaterThanOrEqualTo(0);
+    }
+  }
+
+  @Test
+  void spread_reports_the_median_of_an_even_number_of_runs_as_the_mean_of_the_middle_two() {
+    ScenarioResult result = new ScenarioResult("x", "x", List.of(run(1_000), run(4_000), run(2_000), run(3_000)));
+
+    ScenarioResult.Spread spread = result.spread(RunMeasurement::messagesPerSecond);
+
+    assertThat(spread.median()).isEqualTo(2_500.0);
+    assertThat(spread.min()).isEqualTo(1_000.0);
+    assertThat(spread.max()).isEqualTo(4_000.0);
+  }
+
+  @Test
+  void latency_percentiles_come_from_the_sorted_samples() {
+    long[] nanos = new long[100];
+    for (int i = 0; i < nanos.length; i++) {
+      nanos[i] = (i + 1) * 1_000_000L;
+    }
+
+    RunMeasurement.Latency latency = RunMeasurement.Latency.of(nanos);
+
+    assertThat(latency.p50Millis()).isEqualTo(50.0);
+    assertThat(latency.p99Millis()).isEqualTo(99.0);
+    assertThat(latency.maxMillis()).isEqualTo(100.0);
+  }
+
+  private static RunMeasurement run(long messagesPerSecond) {
+    return new RunMeasurement(messagesPerSecond, 1_000_000_000L, 0, 0, Double.NaN, null);
+  }
+
+  private long countWhere(String table, String condition) throws Exception {
+    try (Connection connection = DriverManager.getConnection(options.jdbcUrl(), options.user(), "");
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + table + " WHERE " + condition)) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+}
