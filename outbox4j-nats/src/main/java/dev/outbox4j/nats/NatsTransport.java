@@ -53,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  *       never on the thread that completed the publish, so it cannot stall the client's dispatcher.
  *   <li><b>Connection failures are retryable.</b> The client reconnects forever on its own and buffers publishes
  *       while disconnected; an ack that does not come within the ack timeout is a retryable failure, and the
- *       message id keeps the eventual duplicate out of the stream.
+ *       message id keeps the eventual duplicate out of the stream. After {@value #STALL_THRESHOLD} acks in a row
+ *       time out, the connection is replaced by a fresh one: a connection that says it is connected but no longer
+ *       gets publishes through must not stall the outbox.
  *   <li><b>Connect lazily, fail fast.</b> The first delivery connects; after a failed attempt, deliveries fail at once
  *       (retryable) until the reconnect wait has passed.
  * </ul>
@@ -74,6 +76,9 @@ public final class NatsTransport implements Transport {
   /** Default connect timeout: 5 s. */
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
+  /** Consecutive ack timeouts after which the connection is replaced by a fresh one. */
+  static final int STALL_THRESHOLD = 20;
+
   /** JetStream API error codes no retry can fix: message too large (10054), JetStream off for the account (10039). */
   private static final Set<Integer> PERMANENT_API_ERRORS = Set.of(10054, 10039);
 
@@ -84,6 +89,8 @@ public final class NatsTransport implements Transport {
   private final Duration reconnectWait;
   private final Clock clock;
 
+  /** Consecutive publish acks that timed out; reset by any ack. */
+  private final java.util.concurrent.atomic.AtomicInteger silentAcks = new java.util.concurrent.atomic.AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private volatile @Nullable Connected connected;
   // guarded by lock
@@ -187,10 +194,49 @@ public final class NatsTransport implements Transport {
     String subject = natsMessage.getSubject();
     Executor executor = target.connection().getOptions().getExecutor();
     return ack
-        .thenApply(publishAck -> DeliveryOutcome.delivered())
+        .thenApply(publishAck -> {
+          silentAcks.set(0);
+          return DeliveryOutcome.delivered();
+        })
         .exceptionallyCompose(error -> classify(error, subject, target, executor))
-        .completeOnTimeout(DeliveryOutcome.retryable("no publish ack within " + ackTimeout), ackTimeout.toNanos(),
-            TimeUnit.NANOSECONDS);
+        .orTimeout(ackTimeout.toNanos(), TimeUnit.NANOSECONDS)
+        .exceptionally(error -> {
+          noteSilentAck(target);
+          return DeliveryOutcome.retryable("no publish ack within " + ackTimeout);
+        });
+  }
+
+  /**
+   * Counts an ack that never came; after {@value #STALL_THRESHOLD} in a row the connection is replaced. A client
+   * connection can end up connected yet silent after a network cut (seen with jnats behind a cut-and-restored proxy:
+   * reconnected socket, publishes never written); a fresh connection is the remedy, and the message ids keep any
+   * publish that did get through from being stored twice.
+   */
+  private void noteSilentAck(Connected target) {
+    if (silentAcks.incrementAndGet() < STALL_THRESHOLD) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (connected != target) {
+        return; // already replaced
+      }
+      connected = null;
+      silentAcks.set(0);
+    } finally {
+      lock.unlock();
+    }
+    Thread closer = new Thread(() -> {
+      try {
+        target.connection().close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        // it is being abandoned either way
+      }
+    }, "outbox4j-nats-close-stalled");
+    closer.setDaemon(true);
+    closer.start();
   }
 
   private NatsMessage natsMessage(Message message) {
