@@ -31,6 +31,8 @@ public final class RelayBuilder {
   public static final Duration DEFAULT_MAX_POLL = Duration.ofSeconds(1);
   /** Default grace period for deliveries in flight at {@link Relay#close()}. */
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
+  /** Default pause of the background worker after a partial batch: 2 ms. */
+  public static final Duration DEFAULT_BATCH_LINGER = Duration.ofMillis(2);
   /** Default interval between purges of delivered entries (only when the store keeps them). */
   public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
 
@@ -54,6 +56,7 @@ public final class RelayBuilder {
   private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
   private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
   private int workers = 1;
+  private Duration batchLinger = DEFAULT_BATCH_LINGER;
   private final List<RelayListener> listeners = new ArrayList<>();
 
   RelayBuilder(OutboxStore store, Transport transport) {
@@ -177,6 +180,19 @@ public final class RelayBuilder {
   }
 
   /**
+   * @param linger how long the background worker waits after a pass that claimed a partial batch before the next
+   *     pass; default 2 ms; zero to go again at once. Every commit may wake the relay; without a pause, a steady stream
+   *     of small commits costs one claim and one completion statement per commit. The pause adds at most this much
+   *     latency and lets entries accumulate into larger batches. Does not apply to {@link Relay#flush()} or
+   *     {@link Relay#drain(int)}.
+   * @return this builder
+   */
+  public RelayBuilder withBatchLinger(Duration linger) {
+    this.batchLinger = Objects.requireNonNull(linger, "batchLinger");
+    return this;
+  }
+
+  /**
    * @param count background worker threads started by {@link Relay#start()}, each running passes; default 1. More than
    *     one overlaps one pass's claim with another's deliveries, and keeps a pass waiting on a slow delivery from
    *     stalling the rest. Order per key is unaffected: the store never hands out two entries of one key at once.
@@ -221,12 +237,15 @@ public final class RelayBuilder {
       throw new IllegalArgumentException("shutdownGrace must not be negative, was " + shutdownGrace);
     }
     requirePositive("purgeInterval", purgeInterval);
+    if (batchLinger.isNegative() || batchLinger.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw new IllegalArgumentException("batchLinger must be 0..1s, was " + batchLinger);
+    }
     if (workers < 1 || workers > 64) {
       throw new IllegalArgumentException("workers must be 1..64, was " + workers);
     }
     return new DefaultRelay(new DefaultRelay.Settings(store, transport, batchSize, lease, deliveryTimeout, maxInFlight,
         retryPolicy, clock, random, executor, threadFactory, minPoll, maxPoll, shutdownGrace, purgeInterval,
-        workers, List.copyOf(listeners)));
+        batchLinger, workers, List.copyOf(listeners)));
   }
 
   private static void requirePositive(String name, Duration value) {

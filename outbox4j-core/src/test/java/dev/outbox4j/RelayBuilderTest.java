@@ -26,6 +26,10 @@ class RelayBuilderTest {
     assertThatThrownBy(() -> builder.withBatchSize(10).withMaxInFlight(0).build()).hasMessageContaining("maxInFlight");
     assertThatThrownBy(() -> builder.withMaxInFlight(1).withPollInterval(Duration.ofSeconds(2), Duration.ofSeconds(1))
         .build()).hasMessageContaining("maxPoll");
+    assertThatThrownBy(() -> builder.withPollInterval(Duration.ofMillis(10), Duration.ofSeconds(1))
+        .withBatchLinger(Duration.ofMillis(-1)).build()).hasMessageContaining("batchLinger");
+    assertThatThrownBy(() -> builder.withBatchLinger(Duration.ZERO).withWorkers(0).build())
+        .hasMessageContaining("workers");
   }
 
   @Test

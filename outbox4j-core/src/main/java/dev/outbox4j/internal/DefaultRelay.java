@@ -73,6 +73,7 @@ public final class DefaultRelay implements Relay {
       Duration maxPoll,
       Duration shutdownGrace,
       Duration purgeInterval,
+      Duration batchLinger,
       int workers,
       List<RelayListener> listeners) {}
 
@@ -85,6 +86,8 @@ public final class DefaultRelay implements Relay {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> abandon = new CompletableFuture<>();
+  /** Released by {@link #close()}: cuts short the batch linger. */
+  private final java.util.concurrent.CountDownLatch stopping = new java.util.concurrent.CountDownLatch(1);
   /** Completed when every background worker has stopped. */
   private final CompletableFuture<Void> workerDone = new CompletableFuture<>();
   private final java.util.concurrent.atomic.AtomicInteger workersRunning = new java.util.concurrent.atomic.AtomicInteger();
@@ -148,6 +151,7 @@ public final class DefaultRelay implements Relay {
     if (previous == State.NEW) {
       return;
     }
+    stopping.countDown();
     wakeSignal.release(settings.workers());
     try {
       awaitWorker(settings.shutdownGrace());
@@ -176,16 +180,25 @@ public final class DefaultRelay implements Relay {
     Duration idle = settings.minPoll();
     try {
       while (state.get() == State.RUNNING) {
-        boolean worked = false;
+        int claimed = 0;
         try {
-          worked = pass().claimed() > 0;
+          claimed = pass().claimed();
           purgeIfDue();
-          idle = worked ? settings.minPoll() : idle;
+          idle = claimed > 0 ? settings.minPoll() : idle;
         } catch (RuntimeException e) {
           notifyListeners(l -> l.onError(e));
           LOG.log(System.Logger.Level.WARNING, "relay pass failed; backing off " + idle, e);
         }
-        if (worked) {
+        if (claimed >= settings.batchSize()) {
+          continue; // a full batch: more is probably waiting
+        }
+        if (claimed > 0) {
+          // A partial batch: let a little more arrive before the next pass, so a stream of small commits (each of which
+          // wakes the relay) is claimed in batches rather than one pass per commit. Only shutdown cuts this short.
+          if (!settings.batchLinger().isZero()) {
+            stopping.await(settings.batchLinger().toNanos(), TimeUnit.NANOSECONDS);
+          }
+          wakeSignal.drainPermits();
           continue;
         }
         if (wakeSignal.tryAcquire(idle.toNanos(), TimeUnit.NANOSECONDS)) {

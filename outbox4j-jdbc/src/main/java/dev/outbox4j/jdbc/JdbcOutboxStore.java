@@ -77,6 +77,9 @@ import org.jspecify.annotations.Nullable;
  * transaction starts with its locking read, so its snapshot is taken at the claim. Thread-safe.
  */
 public final class JdbcOutboxStore implements OutboxStore {
+  /** Attempts of one store unit of work that the database keeps choosing as a deadlock victim. */
+  private static final int DEADLOCK_ATTEMPTS = 5;
+
   /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
   public static final String COMPONENT = "outbox4j";
   /** The outbox migration files, in version order. */
@@ -631,10 +634,38 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   private <R> R autoCommit(String what, ConnectionWork<R> work) {
-    return ConnectionWork.inAutoCommit(dataSource, work, e -> failure(what, e));
+    return retryingDeadlocks(() -> ConnectionWork.inAutoCommit(dataSource, work, e -> failure(what, e)));
+  }
+
+  /**
+   * Runs one of the store's own units of work, again when the database aborted it as a deadlock victim (SQLState
+   * {@code 40001}, or {@code 40P01} on PostgreSQL). Safe because the unit is the store's, not the caller's: an aborted
+   * unit changed nothing, and every unit is fenced (claim token) or version-checked, so running it again is exactly
+   * what a lone attempt would have done. Concurrent relays can deadlock on MariaDB/MySQL, where a locking claim also
+   * locks the head-of-key rows its subquery reads.
+   */
+  private <R> R retryingDeadlocks(java.util.function.Supplier<R> unit) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return unit.get();
+      } catch (OutboxException e) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e.getCause())) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static boolean isDeadlock(@Nullable Throwable error) {
+    return error instanceof SQLException sql
+        && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()));
   }
 
   private <R> R inTransaction(String what, ConnectionWork<R> work) {
+    return retryingDeadlocks(() -> inTransactionOnce(what, work));
+  }
+
+  private <R> R inTransactionOnce(String what, ConnectionWork<R> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {
