@@ -53,10 +53,17 @@ final class Outbox4jEndToEnd implements Scenario {
     timings.reset();
   }
 
+  /**
+   * The relay's batch linger; the library default unless the experiment property {@code outbox4j.bench.batchLinger}
+   * (an ISO-8601 duration such as {@code PT0S}) overrides it.
+   */
+  static final Duration BATCH_LINGER = Duration.parse(System.getProperty("outbox4j.bench.batchLinger",
+      dev.outbox4j.RelayBuilder.DEFAULT_BATCH_LINGER.toString()));
+
   @Override
   public Outcome execute(int messages) throws Exception {
     try (Relay relay = Relay.builder(store, new NoOpTransport(delivered)).withBatchSize(Outbox4jDrain.BATCH)
-        .onEvent(timings).build()) {
+        .withBatchLinger(BATCH_LINGER).onEvent(timings).build()) {
       relay.start();
       Writers.run(writerPool, writers, messages, index -> {}, (connection, index) -> {
         BusinessTable.insert(connection, index);
