@@ -52,7 +52,14 @@ public interface JdbcDialect {
    * @param value the instant, or {@code null}
    * @throws SQLException if the driver fails
    */
-  void setInstant(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException;
+  default void setInstant(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
+    // The default suits databases with a timestamp-with-time-zone type (PostgreSQL, H2): bind an offset date-time.
+    if (value == null) {
+      statement.setNull(index, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      statement.setObject(index, java.time.OffsetDateTime.ofInstant(storable(value), java.time.ZoneOffset.UTC));
+    }
+  }
 
   /**
    * @param row the result set, positioned on a row
@@ -60,7 +67,10 @@ public interface JdbcDialect {
    * @return the instant stored in that column, or {@code null} for SQL NULL
    * @throws SQLException if the driver fails
    */
-  @Nullable Instant getInstant(ResultSet row, String column) throws SQLException;
+  default @Nullable Instant getInstant(ResultSet row, String column) throws SQLException {
+    java.time.OffsetDateTime value = row.getObject(column, java.time.OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
 
   /**
    * @param statement the statement

@@ -4,9 +4,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -26,21 +24,6 @@ public final class PostgresDialect implements JdbcDialect {
   @Override
   public String name() {
     return "postgresql";
-  }
-
-  @Override
-  public void setInstant(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
-    if (value == null) {
-      statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-    } else {
-      statement.setObject(index, OffsetDateTime.ofInstant(JdbcDialect.storable(value), ZoneOffset.UTC));
-    }
-  }
-
-  @Override
-  public @Nullable Instant getInstant(ResultSet row, String column) throws SQLException {
-    OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
-    return value == null ? null : value.toInstant();
   }
 
   @Override
