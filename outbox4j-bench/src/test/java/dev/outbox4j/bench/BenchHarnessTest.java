@@ -2,6 +2,7 @@ package dev.outbox4j.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox4j.jdbc.testing.RunDatabases;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * sees work done by our PostgreSQL backends. No timing is asserted.
  */
 class BenchHarnessTest {
-  private final BenchOptions options = BenchOptions.parse(new String[] {"--n", "1000"});
+  private final BenchOptions options = BenchOptions.parse(
+      new String[] {"--n", "1000", "--url", RunDatabases.postgresUrl()});
   private final BenchDatabase database = new BenchDatabase(options);
 
   @Test

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
+import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.spi.Retention;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,22 +19,25 @@ import javax.sql.DataSource;
  * {@code +05:45}: instants must survive a non-UTC session time zone.
  */
 enum TestDatabase {
-  POSTGRES("jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
-  MARIADB("jdbc:mariadb://127.0.0.1:3306/test?user=root&sessionVariables=time_zone='+05:45'"),
-  H2("jdbc:h2:mem:%s;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000");
+  POSTGRES,
+  MARIADB,
+  H2;
 
   private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
 
-  private final String url;
-
-  TestDatabase(String url) {
-    this.url = url;
+  /** @return the URL of this JVM's own database (see {@link RunDatabases}); for H2, one in-memory database per prefix */
+  String url(String prefix) {
+    return switch (this) {
+      case POSTGRES -> RunDatabases.postgresUrl();
+      case MARIADB -> RunDatabases.mariadbUrl() + "&sessionVariables=time_zone='+05:45'";
+      case H2 -> "jdbc:h2:mem:" + prefix + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000";
+    };
   }
 
   /** @return a new, separate pool (the caller closes it) */
   HikariDataSource newPool(String prefix, int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(this == H2 ? String.format(url, prefix) : url);
+    config.setJdbcUrl(url(prefix));
     config.setMaximumPoolSize(size);
     config.setPoolName(name() + "-" + prefix + "-" + POOLS.size());
     if (this == POSTGRES) {

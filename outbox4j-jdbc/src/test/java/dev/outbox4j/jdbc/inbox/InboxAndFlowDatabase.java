@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc.inbox;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.jdbc.TableNames;
+import dev.outbox4j.jdbc.testing.RunDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * each database in a JVM drops this suite's tables, so every run migrates the current schema files afresh.
  */
 public enum InboxAndFlowDatabase {
-  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "", "SET TIME ZONE 'America/New_York'"),
-  MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root", "", "SET time_zone = '+05:30'"),
-  H2("jdbc:h2:mem:outbox4j_inbox_flow;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000", "sa", "",
+  POSTGRESQL("postgres", "", "SET TIME ZONE 'America/New_York'"),
+  MARIADB("root", "", "SET time_zone = '+05:30'"),
+  H2("sa", "",
       "SET TIME ZONE 'Asia/Tokyo'");
 
   /** Our own prefix, so these suites never touch the outbox tables or another suite's tables. */
@@ -25,13 +26,11 @@ public enum InboxAndFlowDatabase {
 
   private static final Set<InboxAndFlowDatabase> RESET = ConcurrentHashMap.newKeySet();
 
-  private final String url;
   private final String user;
   private final String password;
   private final String sessionSetUp;
 
-  InboxAndFlowDatabase(String url, String user, String password, String sessionSetUp) {
-    this.url = url;
+  InboxAndFlowDatabase(String user, String password, String sessionSetUp) {
     this.user = user;
     this.password = password;
     this.sessionSetUp = sessionSetUp;
@@ -40,7 +39,11 @@ public enum InboxAndFlowDatabase {
   /** @return a new pool of up to 20 connections (races use 16); close it after the test class */
   public HikariDataSource newDataSource() {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
+    config.setJdbcUrl(switch (this) {
+      case POSTGRESQL -> RunDatabases.postgresUrl();
+      case MARIADB -> RunDatabases.mariadbUrl();
+      case H2 -> "jdbc:h2:mem:outbox4j_inbox_flow;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000";
+    });
     config.setUsername(user);
     config.setPassword(password);
     config.setMaximumPoolSize(20);

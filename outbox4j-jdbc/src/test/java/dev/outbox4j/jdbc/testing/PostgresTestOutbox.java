@@ -19,7 +19,8 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * A real PostgreSQL outbox (127.0.0.1:5432, database {@code test}, user {@code postgres}) for other modules'
+ * A real PostgreSQL outbox (127.0.0.1:5432, this JVM's own database from {@link RunDatabases}, user
+ * {@code postgres}) for other modules'
  * end-to-end tests and throughput mains: messages are written in committed transactions through {@link JdbcOutbox},
  * as an application would, and a relay drains them through {@link #store()}.
  *
@@ -30,7 +31,6 @@ import java.util.List;
  * PostgreSQL driver and HikariCP itself (test dependencies are not transitive). Thread-safe; the caller closes it.
  */
 public final class PostgresTestOutbox implements AutoCloseable {
-  private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
   private static final int TRANSACTION_SIZE = 500;
 
   private final HikariDataSource pool;
@@ -38,7 +38,7 @@ public final class PostgresTestOutbox implements AutoCloseable {
 
   private PostgresTestOutbox(String tablePrefix) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(URL);
+    config.setJdbcUrl(RunDatabases.postgresUrl());
     config.setMaximumPoolSize(8);
     config.setPoolName("outbox4j-test-" + tablePrefix);
     pool = new HikariDataSource(config);
