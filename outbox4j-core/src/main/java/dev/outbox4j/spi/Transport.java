@@ -1,6 +1,7 @@
 package dev.outbox4j.spi;
 
 import dev.outbox4j.Message;
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -35,6 +36,25 @@ public interface Transport extends AutoCloseable {
    * @return a stage completed with the outcome once the broker answered
    */
   CompletionStage<DeliveryOutcome> deliver(Message message);
+
+  /**
+   * The longest a delivery can take, from the call to {@link #deliver} until the message has certainly either landed
+   * at the broker or failed for good: after this, no copy of that send can arrive any more. A transport configures its
+   * client so that this holds (Kafka: {@code max.block.ms + delivery.timeout.ms}; the others their equivalents,
+   * blocked connections included).
+   *
+   * <p>The relay relies on it so that a late copy never overtakes the next message of its key: its delivery deadline
+   * and its lease must be at least this long (the relay's builder refuses shorter ones), and an entry whose delivery
+   * timed out is not claimed again before this has passed since its send began.
+   *
+   * <p>The default, {@link Duration#ZERO}, fits transports whose stage completes only once the outcome is final and
+   * that send nothing afterwards (in-process callbacks); every broker transport overrides it.
+   *
+   * @return the bound, zero or positive
+   */
+  default Duration maxAnswerTime() {
+    return Duration.ZERO;
+  }
 
   /** Releases the broker connection. The default does nothing. Must not throw checked exceptions. */
   @Override
