@@ -11,7 +11,6 @@ import dev.outbox4j.Message;
 import dev.outbox4j.OutboxException;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.testkit.TcpProxy;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -38,7 +37,7 @@ class PostgresFaultsTest {
         .enqueue(Message.builder().withDestination("d").build());
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", 5432);
         Connection held = DriverManager.getConnection(throughProxy(proxy))) {
-      JdbcOutboxStore store = JdbcOutboxStore.builder(oneConnection(held)).withTablePrefix(PREFIX)
+      JdbcOutboxStore store = JdbcOutboxStore.builder(OneConnection.dataSource(held)).withTablePrefix(PREFIX)
           .withQueryTimeout(Duration.ofSeconds(1)).build();
       assertThat(store.stats(Instant.now()).pending()).isEqualTo(1); // the connection works through the proxy
 
@@ -101,30 +100,5 @@ class PostgresFaultsTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() > before);
       assertThat(listener.channel()).isEqualTo("PgWake_outbox");
     }
-  }
-
-  /**
-   * A data source that hands out one already open connection (and a new one once it is closed), so a test controls
-   * exactly which physical connection a call runs on: no pool validation or reconnect hides what the store does.
-   */
-  private static DataSource oneConnection(Connection held) {
-    Connection shared = (Connection) Proxy.newProxyInstance(PostgresFaultsTest.class.getClassLoader(),
-        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-          if (method.getName().equals("close")) {
-            return null; // kept open for the next call
-          }
-          try {
-            return method.invoke(held, args);
-          } catch (java.lang.reflect.InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
-    return (DataSource) Proxy.newProxyInstance(PostgresFaultsTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          if (method.getName().equals("getConnection")) {
-            return shared;
-          }
-          throw new UnsupportedOperationException(method.getName());
-        });
   }
 }
