@@ -67,9 +67,12 @@ import org.jspecify.annotations.Nullable;
  * whole batch in one statement per token.
  *
  * <h2>Entry face</h2>
- * Each mutation locks the row ({@code SELECT ... FOR UPDATE}), compares the caller's version, writes, and commits: a
- * stale version raises {@link OptimisticConflictException}, a missing row {@link EntryNotFoundException}. These are
- * tool paths, so they favour exactness over round trips.
+ * Each mutation locks the row ({@code SELECT ... FOR UPDATE}), compares the caller's version, checks that the entry's
+ * status allows the transition, writes, and commits: a stale version raises {@link OptimisticConflictException}, a
+ * missing row {@link EntryNotFoundException}, a refused transition {@link dev.outbox4j.EntryTransitionException}.
+ * {@link #save} inserts only a version-0 entry, so a stale copy of a deleted entry is never inserted again. These are
+ * tool paths, so they favour exactness over round trips. The operator's bulk {@link #requeueAll} / {@link #discardAll}
+ * lock and change at most 500 selected rows per transaction.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL a claim is one statement in auto-commit (one round trip per batch), and so is
@@ -175,9 +178,14 @@ public final class JdbcOutboxStore implements OutboxStore {
     return outboxBuilder().build();
   }
 
-  /** @return a writer builder preset with this store's dialect, table names, clock and limits */
+  /**
+   * @return a writer builder preset with this store's table names, clock and limits, and its dialect when known (a
+   *     dialect not yet detected is detected by the writer from the caller's own connection, never from another one)
+   */
   public JdbcOutbox.Builder outboxBuilder() {
-    return JdbcOutbox.builder().withDialect(dialect).withTableNames(names).withClock(clock).withLimits(limits);
+    JdbcOutbox.Builder builder = JdbcOutbox.builder().withTableNames(names).withClock(clock).withLimits(limits);
+    JdbcDialect known = dialect instanceof LazyDialect lazy ? lazy.detectedOrNull() : dialect;
+    return known == null ? builder : builder.withDialect(known);
   }
 
   /**

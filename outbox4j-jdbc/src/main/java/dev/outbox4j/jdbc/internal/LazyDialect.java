@@ -46,6 +46,11 @@ public final class LazyDialect implements JdbcDialect {
     return dialect;
   }
 
+  /** @return the dialect when it has been detected, else {@code null}; never connects */
+  public @Nullable JdbcDialect detectedOrNull() {
+    return detected;
+  }
+
   /**
    * Detects the dialect from a connection the caller already holds, when it is not known yet: no second connection
    * is borrowed (which, on a pool of one, would wait for the pool's timeout).
