@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Claim face (used by the relay)</h2>
  * {@link #claim} hands out entries under expiring leases. An entry is claimable when it is pending or failed, its
  * {@link OutboxEntry#availableAt() available time} is not after {@code now}, it has no unexpired claim, and it is the
- * oldest undelivered entry of its ordering key. At most one entry per key is claimed at a time, and a quarantined entry
- * blocks its own key (and no other) until {@link #requeue} or {@link #discard}. Every later mutation carries the
+ * oldest undelivered entry of its ordering key. At most one entry per key is claimed at a time, and a parked or
+ * quarantined entry is never claimed and blocks its own key (and no other) until {@link #requeue} or {@link #discard}:
+ * every status but {@link EntryStatus#DELIVERED} counts as undelivered. Every later mutation carries the
  * claim's token: when the claim was lost (it expired and another relay claimed the entry, or the entry face changed the
  * entry), the mutation changes nothing and reports the loss. A mutation whose claim expired but was not taken over still
  * applies: nobody else holds the entry, and refusing a confirmed delivery would only cause a duplicate.
