@@ -49,7 +49,8 @@ public final class Commands implements Runnable {
     line.addSubcommand(new PurgeCommand(context));
     line.setOut(context.out());
     line.setErr(context.err());
-    line.setExitCodeExceptionMapper(error -> error instanceof ConfigException ? ExitCodes.CONFIG : ExitCodes.FAILED);
+    line.setExitCodeExceptionMapper(error -> error instanceof CommandLine.ParameterException ? ExitCodes.USAGE
+        : error instanceof ConfigException ? ExitCodes.CONFIG : ExitCodes.FAILED);
     line.setExecutionExceptionHandler((error, command, parsed) -> {
       if (error instanceof ConfigException) {
         context.err().println("configuration error: " + error.getMessage());
