@@ -71,9 +71,9 @@ public final class Commands implements Runnable {
     return code;
   }
 
-  /** Without a command: the usage. */
+  /** Without a command: a usage error, with the usage. */
   @Override
   public void run() {
-    spec[0].commandLine().usage(spec[0].commandLine().getOut());
+    throw new CommandLine.ParameterException(spec[0].commandLine(), "a command is required");
   }
 }

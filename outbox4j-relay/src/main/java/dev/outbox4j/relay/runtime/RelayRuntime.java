@@ -73,6 +73,10 @@ public final class RelayRuntime implements AutoCloseable {
       HikariDataSource pool = RelayAssembly.dataSource(config.database(), "outbox4j-relay");
       closeables.push(pool);
       store = RelayAssembly.store(pool, config.database());
+      if (config.relay().listenNotify() && !(store.dialect() instanceof PostgresDialect)) {
+        throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
+            + store.dialect().name(), config.source());
+      }
       if (config.database().migrate()) {
         store.migrate();
       }
@@ -100,10 +104,6 @@ public final class RelayRuntime implements AutoCloseable {
       relay.start();
       closeables.push(relay);
       if (config.relay().listenNotify()) {
-        if (!(store.dialect() instanceof PostgresDialect)) {
-          throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
-              + store.dialect().getClass().getSimpleName().replace("Dialect", ""), config.source());
-        }
         RelayConfig.Database single = new RelayConfig.Database(config.database().url(),
             config.database().username(), config.database().password(), null, "", false, 2, null);
         HikariDataSource listenPool = RelayAssembly.dataSource(single, "outbox4j-relay-listen");

@@ -114,6 +114,9 @@ abstract class CliCommandsContract {
     CliRun root = CliRun.of("--help");
     assertThat(root.code()).isZero();
     assertThat(root.out()).contains("Exit codes:", "3", "wrong configuration", "quarantined");
+    CliRun none = CliRun.of();
+    assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.err()).contains("a command is required", "Usage:");
   }
 
   @Test

@@ -120,6 +120,14 @@ class DashboardServerTest {
   }
 
   @Test
+  void listen_notify_on_a_database_other_than_postgresql_is_a_configuration_error() throws IOException {
+    RelayConfig config = config("jdbc:h2:file:" + dir.resolve("db"), "relay:\n  listen-notify: true\n");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> RelayRuntime.start(config))
+        .isInstanceOf(dev.outbox4j.relay.config.ConfigException.class)
+        .hasMessageContaining("'relay.listen-notify' needs PostgreSQL; this database is h2");
+  }
+
+  @Test
   void readiness_drops_while_the_database_is_unreachable_and_returns_with_it() throws IOException {
     String url = RunDatabases.postgresUrl();
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", 5432)) {
