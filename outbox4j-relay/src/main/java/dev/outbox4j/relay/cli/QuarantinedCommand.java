@@ -42,7 +42,8 @@ final class QuarantinedCommand implements Callable<Integer> {
       for (OutboxEntry entry : entries) {
         context.out().printf("%-36s  %8d  %-20s  %-20s  %8d  %s%n", entry.id(), entry.sequence(),
             entry.message().orderingKey().orElse("-"), entry.message().destination(), entry.attempts(),
-            oneLine(entry.quarantineReason()) + " / " + oneLine(entry.lastError()));
+            oneLine(entry.quarantineReason()) + (java.util.Objects.equals(entry.quarantineReason(), entry.lastError())
+                ? "" : " / " + oneLine(entry.lastError())));
       }
       context.out().printf("%d quarantined entr%s shown%s%n", entries.size(), entries.size() == 1 ? "y" : "ies",
           entries.size() == limit ? "; next page: --after " + entries.get(entries.size() - 1).sequence() : "");

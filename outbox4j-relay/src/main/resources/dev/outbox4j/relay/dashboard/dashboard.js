@@ -48,11 +48,12 @@
     var points = history.filter(function (p) { return p[0] >= start; });
     var maxRate = niceMax(Math.max.apply(null, points.map(function (p) { return p[1] || 0; }).concat([0])));
     var maxLag = niceMax(Math.max.apply(null, points.map(function (p) { return p[2] || 0; }).concat([0])));
-    for (var g = 0; g <= 4; g++) {
-      var y = bottom - (bottom - top) * g / 4;
+    for (var g = 0; g <= 5; g++) {
+      var y = bottom - (bottom - top) * g / 5;
       svg.appendChild(element('line', { x1: left, x2: right, y1: y, y2: y, 'class': 'grid' }));
-      svg.appendChild(element('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' }, format(maxRate * g / 4, 0)));
-      svg.appendChild(element('text', { x: right + 6, y: y + 4 }, format(maxLag * g / 4, 1) + ' s'));
+      svg.appendChild(element('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' },
+        format(maxRate * g / 5, maxRate < 5 ? 1 : 0)));
+      svg.appendChild(element('text', { x: right + 6, y: y + 4 }, format(maxLag * g / 5, maxLag < 5 ? 1 : 0) + ' s'));
     }
     svg.appendChild(element('text', { x: left, y: 210 }, '-' + (CHART_SECONDS / 60) + ' min'));
     svg.appendChild(element('text', { x: right, y: 210, 'text-anchor': 'end' }, 'now'));
@@ -157,7 +158,8 @@
           cell(row, entry.destination, 'destination');
           cell(row, entry.attempts);
           cell(row, entry.reason, 'error');
-          cell(row, entry.lastError, 'error');
+          cell(row, entry.lastError !== null && entry.lastError === entry.reason ? '(same as reason)' : entry.lastError,
+            'error');
           if (showPayloads) { cell(row, entry.payload, 'payload'); }
           var actions = document.createElement('td');
           [['requeue', 'Requeue'], ['discard', 'Discard']].forEach(function (pair) {
