@@ -12,11 +12,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A webhook receiver for the tests: records each payload it answered 204 for, in arrival order, optionally after a
- * delay per request (to keep deliveries in flight).
+ * A webhook receiver for the tests: records each payload in arrival order ({@link #received()}, before answering, so
+ * the order is the order of sending) and, once its 204 answer is written, as confirmed ({@link #confirmed()});
+ * optionally after a delay per request (to keep deliveries in flight).
  */
 final class RecordingWebhook implements AutoCloseable {
   private final HttpServer server;
+  private final List<String> received = new ArrayList<>();
   private final List<String> confirmed = new ArrayList<>();
   private final List<String> traceparents = new ArrayList<>();
 
@@ -30,6 +32,9 @@ final class RecordingWebhook implements AutoCloseable {
     server.createContext("/", exchange -> {
       try (exchange) {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        synchronized (this) {
+          received.add(body);
+        }
         if (!delay.isZero()) {
           LockSupport.parkNanos(delay.toNanos());
         }
@@ -48,6 +53,10 @@ final class RecordingWebhook implements AutoCloseable {
 
   String url(String path) {
     return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+  }
+
+  synchronized List<String> received() {
+    return new ArrayList<>(received);
   }
 
   synchronized List<String> confirmed() {

@@ -80,12 +80,12 @@ class RunModePostgresTest {
         // the second half is written while the relay runs, each with the optional NOTIFY of docs/schema.md
         PlainSqlRows.insert(url, "outbox4j_outbox", "orders", KEYS, PER_KEY / 2, PER_KEY / 2, true);
         PlainSqlRows.insert(url, "outbox4j_outbox", "/" + queue, KEYS, PER_KEY / 2, PER_KEY / 2, true);
-        await().atMost(Duration.ofSeconds(60)).until(() -> webhook.confirmed().size() >= KEYS * PER_KEY
+        await().atMost(Duration.ofSeconds(60)).until(() -> webhook.received().size() >= KEYS * PER_KEY
             && fromRabbit.size() >= KEYS * PER_KEY);
         await().atMost(Duration.ofSeconds(10)).until(() -> PlainSqlRows.rows(url, "outbox4j_outbox") == 0);
         assertThat(runtime.deliveredCount()).isEqualTo(2L * KEYS * PER_KEY);
       }
-      PlainSqlRows.assertKeyOrder(webhook.confirmed(), KEYS, PER_KEY);
+      PlainSqlRows.assertKeyOrder(webhook.received(), KEYS, PER_KEY);
       PlainSqlRows.assertKeyOrder(new ArrayList<>(fromRabbit), KEYS, PER_KEY);
       assertThat(webhook.traceparents()).hasSize(KEYS * PER_KEY).containsOnly(PlainSqlRows.TRACEPARENT);
     }
