@@ -1,0 +1,56 @@
+package dev.outbox4j.relay.cli;
+
+import dev.outbox4j.relay.config.ConfigReader;
+import dev.outbox4j.relay.config.ConfigValue;
+import dev.outbox4j.relay.config.RelayConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Option;
+
+/**
+ * The options that say which outbox a command works on: a configuration file, or a URL given directly (the password
+ * then comes from {@code OUTBOX4J_DATABASE_PASSWORD}, never from the command line, where other users could see it).
+ *
+ * <p>Not thread-safe; filled by picocli.
+ */
+public final class DatabaseOptions {
+  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+      description = "YAML configuration file (see docs/relay-app.md); environment variables OUTBOX4J_* override it")
+  @Nullable Path config;
+
+  @Option(names = "--url", paramLabel = "JDBC_URL",
+      description = "database URL, instead of or over the file's database.url")
+  @Nullable String url;
+
+  @Option(names = "--user", paramLabel = "NAME", description = "database user (password: OUTBOX4J_DATABASE_PASSWORD)")
+  @Nullable String user;
+
+  @Option(names = "--table-prefix", paramLabel = "PREFIX", description = "table prefix (default outbox4j_)")
+  @Nullable String tablePrefix;
+
+  @Option(names = "--schema", paramLabel = "SCHEMA", description = "schema of the outbox tables")
+  @Nullable String schema;
+
+  /**
+   * @param context the environment to read
+   * @return the configuration
+   */
+  RelayConfig read(CliContext context) {
+    List<ConfigValue> options = new ArrayList<>();
+    if (url != null) {
+      options.add(new ConfigValue("database.url", url, "option --url"));
+    }
+    if (user != null) {
+      options.add(new ConfigValue("database.username", user, "option --user"));
+    }
+    if (tablePrefix != null) {
+      options.add(new ConfigValue("database.table-prefix", tablePrefix, "option --table-prefix"));
+    }
+    if (schema != null) {
+      options.add(new ConfigValue("database.schema", schema, "option --schema"));
+    }
+    return ConfigReader.read(config, options, context.environment());
+  }
+}

@@ -1,0 +1,33 @@
+package dev.outbox4j.relay.cli;
+
+import dev.outbox4j.relay.config.RelayConfig;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code migrate}: applies the outbox's SQL migrations, idempotently. */
+@Command(name = "migrate", mixinStandardHelpOptions = true,
+    description = "Create or update the outbox tables (the files under db/outbox4j/<database>/), idempotently.")
+final class MigrateCommand implements Callable<Integer> {
+  private final CliContext context;
+
+  @Mixin DatabaseOptions database = new DatabaseOptions();
+
+  MigrateCommand(CliContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public Integer call() {
+    RelayConfig config = database.read(context);
+    try (OutboxAccess access = new OutboxAccess(config)) {
+      int applied = access.store().migrate();
+      context.out().println(applied == 0
+          ? "the outbox tables in " + config.database().displayUrl() + " are up to date"
+          : "applied " + applied + " migration" + (applied == 1 ? "" : "s") + " to "
+              + config.database().displayUrl() + " (prefix " + config.database().tablePrefix() + ")");
+      context.out().flush();
+      return ExitCodes.OK;
+    }
+  }
+}

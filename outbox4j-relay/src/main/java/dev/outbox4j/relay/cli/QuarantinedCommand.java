@@ -1,0 +1,58 @@
+package dev.outbox4j.relay.cli;
+
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.spi.QuarantineQuery;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code quarantined}: one page of the quarantined entries. */
+@Command(name = "quarantined", mixinStandardHelpOptions = true,
+    description = "List quarantined entries in sequence order: id, sequence, key, destination, attempts, reason and "
+        + "last error (never payloads).")
+final class QuarantinedCommand implements Callable<Integer> {
+  private final CliContext context;
+
+  @Mixin DatabaseOptions database = new DatabaseOptions();
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "page size, 1 to 1000 (default 50)")
+  int limit;
+
+  @Option(names = "--after", paramLabel = "SEQ", description = "list entries after this sequence (the next page)")
+  @Nullable Long after;
+
+  QuarantinedCommand(CliContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public Integer call() {
+    if (limit < 1 || limit > QuarantineQuery.MAX_LIMIT) {
+      context.err().println("--limit must be 1.." + QuarantineQuery.MAX_LIMIT + ", was " + limit);
+      context.err().flush();
+      return ExitCodes.USAGE;
+    }
+    try (OutboxAccess access = new OutboxAccess(database.read(context))) {
+      List<OutboxEntry> entries = access.store().quarantined(new QuarantineQuery(limit, after));
+      context.out().printf("%-36s  %8s  %-20s  %-20s  %8s  %s%n", "ID", "SEQ", "KEY", "DESTINATION", "ATTEMPTS",
+          "REASON / LAST ERROR");
+      for (OutboxEntry entry : entries) {
+        context.out().printf("%-36s  %8d  %-20s  %-20s  %8d  %s%n", entry.id(), entry.sequence(),
+            entry.message().orderingKey().orElse("-"), entry.message().destination(), entry.attempts(),
+            oneLine(entry.quarantineReason()) + (java.util.Objects.equals(entry.quarantineReason(), entry.lastError())
+                ? "" : " / " + oneLine(entry.lastError())));
+      }
+      context.out().printf("%d quarantined entr%s shown%s%n", entries.size(), entries.size() == 1 ? "y" : "ies",
+          entries.size() == limit ? "; next page: --after " + entries.get(entries.size() - 1).sequence() : "");
+      context.out().flush();
+      return ExitCodes.OK;
+    }
+  }
+
+  private static String oneLine(@Nullable String text) {
+    return text == null ? "-" : text.replaceAll("\\s+", " ");
+  }
+}

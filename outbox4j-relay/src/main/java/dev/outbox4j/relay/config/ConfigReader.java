@@ -1,0 +1,415 @@
+package dev.outbox4j.relay.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns a YAML file, the environment and command-line options into a validated {@link RelayConfig}.
+ *
+ * <p>Precedence, lowest first: defaults, the file, command-line options, environment variables. Every key has an
+ * environment name: {@code OUTBOX4J_} followed by the key in upper case with every character other than a letter or
+ * digit replaced by {@code _} ({@code database.password} is {@code OUTBOX4J_DATABASE_PASSWORD},
+ * {@code transports.events.bootstrap.servers} is {@code OUTBOX4J_TRANSPORTS_EVENTS_BOOTSTRAP_SERVERS}), so secrets
+ * never need to be in the file. A transport must be declared in the file (at least its {@code type}) for its
+ * environment names to exist.
+ *
+ * <p>Strict: an unknown key in the file, or an {@code OUTBOX4J_} variable that names no key, is an error, because a
+ * misspelt setting silently ignored is worse than a refusal to start. Every error names the key, the problem and the
+ * origin; the values of keys that may hold secrets are never repeated.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ConfigReader {
+  /** The prefix of every environment name. */
+  public static final String ENV_PREFIX = "OUTBOX4J_";
+
+  private static final Pattern TRANSPORT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,39}");
+
+  /** Every fixed key and its default ({@code ""} = none); the documented reference (docs/relay-app.md). */
+  public static final Map<String, String> KEYS = keys();
+
+  private ConfigReader() {}
+
+  private static Map<String, String> keys() {
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("database.url", "");
+    keys.put("database.username", "");
+    keys.put("database.password", "");
+    keys.put("database.schema", "");
+    keys.put("database.table-prefix", "outbox4j_");
+    keys.put("database.migrate", "false");
+    keys.put("database.pool-size", "10");
+    keys.put("database.keep-delivered", "");
+    keys.put("relay.batch-size", "200");
+    keys.put("relay.workers", "1");
+    keys.put("relay.lease", "30s");
+    keys.put("relay.delivery-timeout", "10s");
+    keys.put("relay.max-in-flight", "256");
+    keys.put("relay.poll-min", "10ms");
+    keys.put("relay.poll-max", "1s");
+    keys.put("relay.shutdown-grace", "10s");
+    keys.put("relay.listen-notify", "false");
+    keys.put("retry.policy", "exponential");
+    keys.put("retry.base", "1s");
+    keys.put("retry.multiplier", "2");
+    keys.put("retry.cap", "5m");
+    keys.put("retry.max-attempts", "10");
+    keys.put("retry.jitter", "");
+    keys.put("server.enabled", "true");
+    keys.put("server.bind", "127.0.0.1");
+    keys.put("server.port", "8080");
+    keys.put("server.admin-token", "");
+    keys.put("server.show-payloads", "false");
+    return java.util.Collections.unmodifiableMap(keys);
+  }
+
+  /**
+   * @param key a configuration key
+   * @return its environment variable name
+   */
+  public static String environmentName(String key) {
+    return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+  }
+
+  /**
+   * @param file the YAML file, or {@code null} when the command line gives everything
+   * @param options values from command-line options, by key; their origin names the option
+   * @param environment the process environment (only {@code OUTBOX4J_} names are read)
+   * @return the validated configuration
+   * @throws ConfigException naming the first key at fault
+   */
+  public static RelayConfig read(@Nullable Path file, List<ConfigValue> options, Map<String, String> environment) {
+    Map<String, ConfigValue> values = file == null ? new LinkedHashMap<>() : ConfigSource.readYaml(file);
+    for (ConfigValue option : options) {
+      values.put(option.key(), option);
+    }
+    applyEnvironment(values, environment);
+    return new Typed(file == null ? "command line" : file.toString(), values).config();
+  }
+
+  private static void applyEnvironment(Map<String, ConfigValue> values, Map<String, String> environment) {
+    Map<String, String> byEnvironmentName = new TreeMap<>();
+    KEYS.keySet().forEach(key -> byEnvironmentName.put(environmentName(key), key));
+    values.keySet().forEach(key -> byEnvironmentName.put(environmentName(key), key));
+    Map<String, String> kafkaPrefixes = new TreeMap<>();
+    for (String name : transportNames(values)) {
+      String base = "transports." + name + ".";
+      byEnvironmentName.put(environmentName(base + "type"), base + "type");
+      ConfigValue type = values.get(base + "type");
+      String typeName = type == null ? "" : type.text();
+      for (String property : RelayAssembly.transportKeys(typeName)) {
+        byEnvironmentName.put(environmentName(base + property), base + property);
+      }
+      if (typeName.equals("http")) {
+        values.keySet().stream().filter(key -> key.startsWith("destinations."))
+            .forEach(key -> byEnvironmentName.put(environmentName(base + "endpoint." + key.substring(13)),
+                base + "endpoint." + key.substring(13)));
+      }
+      if (typeName.equals("kafka")) {
+        kafkaPrefixes.put(environmentName(base + "kafka") + "_", base + "kafka.");
+      }
+    }
+    for (Map.Entry<String, String> variable : new TreeMap<>(environment).entrySet()) {
+      String name = variable.getKey();
+      if (!name.startsWith(ENV_PREFIX)) {
+        continue;
+      }
+      String origin = "environment " + name;
+      String key = byEnvironmentName.get(name);
+      if (key == null) {
+        key = kafkaPrefixes.entrySet().stream().filter(prefix -> name.startsWith(prefix.getKey()))
+            .findFirst()
+            .map(prefix -> prefix.getValue()
+                + name.substring(prefix.getKey().length()).toLowerCase(Locale.ROOT).replace('_', '.'))
+            .orElse(null);
+      }
+      if (key == null) {
+        throw new ConfigException(name, "names no configuration key (see docs/relay-app.md; a transport's "
+            + "variables exist only once the file declares the transport)", "environment");
+      }
+      values.put(key, new ConfigValue(key, variable.getValue().trim(), origin));
+    }
+  }
+
+  private static Set<String> transportNames(Map<String, ConfigValue> values) {
+    Set<String> names = new TreeSet<>();
+    for (ConfigValue value : values.values()) {
+      if (value.key().startsWith("transports.")) {
+        String rest = value.key().substring("transports.".length());
+        int dot = rest.indexOf('.');
+        if (dot <= 0) {
+          throw new ConfigException(value.key(), "must be a mapping with at least a 'type'", value.origin());
+        }
+        String name = rest.substring(0, dot);
+        if (!TRANSPORT_NAME.matcher(name).matches()) {
+          throw new ConfigException(value.key(), "has an invalid transport name '" + name
+              + "' (lower-case letters, digits and '-', starting with a letter)", value.origin());
+        }
+        names.add(name);
+      }
+    }
+    return names;
+  }
+
+  /** Reads typed values and remembers which keys were read, so the rest can be refused as unknown. */
+  private static final class Typed {
+    private final String source;
+    private final Map<String, ConfigValue> values;
+    private final Set<String> read = new TreeSet<>();
+
+    Typed(String source, Map<String, ConfigValue> values) {
+      this.source = source;
+      this.values = values;
+    }
+
+    RelayConfig config() {
+      RelayConfig.Database database = new RelayConfig.Database(
+          required("database.url"),
+          optional("database.username").orElse(null),
+          optional("database.password").orElse(null),
+          identifier("database.schema", 63).orElse(null),
+          identifierOrEmpty("database.table-prefix", 30),
+          bool("database.migrate"),
+          integer("database.pool-size", 2, 200),
+          optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null));
+      RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
+          integer("relay.batch-size", 1, 10_000),
+          integer("relay.workers", 1, 64),
+          duration("relay.lease"),
+          duration("relay.delivery-timeout"),
+          integer("relay.max-in-flight", 1, 100_000),
+          duration("relay.poll-min"),
+          duration("relay.poll-max"),
+          duration("relay.shutdown-grace"),
+          bool("relay.listen-notify"));
+      String policy = choice("retry.policy", List.of("exponential", "linear"));
+      RelayConfig.Retry retry = new RelayConfig.Retry(policy,
+          duration("retry.base"),
+          decimal("retry.multiplier", 1.0),
+          duration("retry.cap"),
+          integer("retry.max-attempts", 1, 1_000_000),
+          optional("retry.jitter").map(text -> bool("retry.jitter")).orElse(null));
+      RelayConfig.Server server = new RelayConfig.Server(
+          bool("server.enabled"),
+          text("server.bind"),
+          integer("server.port", 0, 65_535),
+          optional("server.admin-token").orElse(null),
+          bool("server.show-payloads"));
+      if (server.adminToken() != null && server.adminToken().length() < 16) {
+        throw new ConfigException("server.admin-token", "must be at least 16 characters long",
+            origin("server.admin-token"));
+      }
+      Map<String, RelayConfig.TransportSettings> transports = transports();
+      Map<String, String> destinations = destinations(transports);
+      Set<String> unknown = new TreeSet<>(values.keySet());
+      unknown.removeAll(read);
+      if (!unknown.isEmpty()) {
+        String key = unknown.iterator().next();
+        throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
+      }
+      return new RelayConfig(source, database, relay, retry, server, transports, destinations);
+    }
+
+    private Map<String, RelayConfig.TransportSettings> transports() {
+      Map<String, RelayConfig.TransportSettings> transports = new TreeMap<>();
+      for (String name : transportNames(values)) {
+        String base = "transports." + name + ".";
+        String typeKey = base + "type";
+        String type = values.containsKey(typeKey) ? choice(typeKey, RelayAssembly.TRANSPORT_TYPES) : "";
+        if (type.isEmpty()) {
+          String someKey = values.keySet().stream().filter(k -> k.startsWith(base)).findFirst().orElseThrow();
+          throw new ConfigException(typeKey, "is required (one of " + RelayAssembly.TRANSPORT_TYPES + ")",
+              values.get(someKey).origin());
+        }
+        Map<String, String> properties = new TreeMap<>();
+        for (ConfigValue value : values.values()) {
+          if (value.key().startsWith(base) && !value.key().equals(typeKey)) {
+            read.add(value.key());
+            properties.put(value.key().substring(base.length()), value.text());
+          }
+        }
+        transports.put(name, new RelayConfig.TransportSettings(name, type, properties, origin(typeKey)));
+      }
+      return transports;
+    }
+
+    private Map<String, String> destinations(Map<String, RelayConfig.TransportSettings> transports) {
+      Map<String, String> destinations = new TreeMap<>();
+      for (ConfigValue value : values.values()) {
+        if (value.key().startsWith("destinations.")) {
+          read.add(value.key());
+          String destination = value.key().substring("destinations.".length());
+          if (!transports.containsKey(value.text())) {
+            throw new ConfigException(value.key(), "names transport '" + value.text()
+                + "', which is not declared under 'transports' (declared: " + transports.keySet() + ")",
+                value.origin());
+          }
+          destinations.put(destination, value.text());
+        }
+      }
+      return destinations;
+    }
+
+    private String suggestion(String key) {
+      String section = key.contains(".") ? key.substring(0, key.indexOf('.') + 1) : key;
+      List<String> same = KEYS.keySet().stream().filter(k -> k.startsWith(section)).toList();
+      if (same.isEmpty()) {
+        return " (top-level sections: database, relay, retry, server, transports, destinations)";
+      }
+      return " (known in this section: " + same + ")";
+    }
+
+    private String origin(String key) {
+      ConfigValue value = values.get(key);
+      return value == null ? source + " (default)" : value.origin();
+    }
+
+    private Optional<String> optional(String key) {
+      read.add(key);
+      ConfigValue value = values.get(key);
+      if (value != null && !value.text().isEmpty()) {
+        return Optional.of(value.text());
+      }
+      String fallback = KEYS.getOrDefault(key, "");
+      return fallback.isEmpty() ? Optional.empty() : Optional.of(fallback);
+    }
+
+    private String text(String key) {
+      return optional(key).orElseThrow(() -> missing(key));
+    }
+
+    private String required(String key) {
+      return text(key);
+    }
+
+    private ConfigException missing(String key) {
+      return new ConfigException(key, "is required (set it in the file or as " + environmentName(key) + ")",
+          source);
+    }
+
+    private ConfigException invalid(String key, String expected) {
+      String shown = isSecret(key) ? "" : ", was '" + optional(key).orElse("") + "'";
+      return new ConfigException(key, "must be " + expected + shown, origin(key));
+    }
+
+    private int integer(String key, int min, int max) {
+      String text = text(key);
+      try {
+        int value = Integer.parseInt(text);
+        if (value < min || value > max) {
+          throw invalid(key, "an integer from " + min + " to " + max);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        throw invalid(key, "an integer from " + min + " to " + max);
+      }
+    }
+
+    private double decimal(String key, double min) {
+      try {
+        double value = Double.parseDouble(text(key));
+        if (!(value >= min) || Double.isInfinite(value)) {
+          throw invalid(key, "a number of at least " + min);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        throw invalid(key, "a number of at least " + min);
+      }
+    }
+
+    private boolean bool(String key) {
+      String text = text(key).toLowerCase(Locale.ROOT);
+      if (!text.equals("true") && !text.equals("false")) {
+        throw invalid(key, "true or false");
+      }
+      return Boolean.parseBoolean(text);
+    }
+
+    private String choice(String key, List<String> allowed) {
+      String text = text(key).toLowerCase(Locale.ROOT);
+      if (!allowed.contains(text)) {
+        throw invalid(key, "one of " + allowed);
+      }
+      return text;
+    }
+
+    private Optional<String> identifier(String key, int maxLength) {
+      Optional<String> text = optional(key);
+      text.ifPresent(value -> {
+        if (value.length() > maxLength || !value.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+          throw invalid(key, "an identifier (letters, digits, '_', not starting with a digit) of at most "
+              + maxLength + " characters");
+        }
+      });
+      return text;
+    }
+
+    private String identifierOrEmpty(String key, int maxLength) {
+      ConfigValue given = values.get(key);
+      if (given != null && given.text().isEmpty()) {
+        read.add(key);
+        return "";
+      }
+      return identifier(key, maxLength).orElse("");
+    }
+
+    private Duration duration(String key) {
+      String text = text(key);
+      Duration value = parseDuration(text);
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw invalid(key, "a positive duration such as 250ms, 10s, 5m, 1h, 7d or PT10S");
+      }
+      return value;
+    }
+
+    private static boolean isSecret(String key) {
+      String lower = key.toLowerCase(Locale.ROOT);
+      return lower.contains("password") || lower.contains("secret") || lower.contains("token")
+          || lower.contains("url") || lower.contains("uri") || lower.contains("jaas");
+    }
+  }
+
+  /**
+   * @param text {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 7d} or ISO-8601 ({@code PT10S})
+   * @return the duration, or {@code null} when the text is none of these
+   */
+  static @Nullable Duration parseDuration(String text) {
+    Objects.requireNonNull(text, "text");
+    String lower = text.trim().toLowerCase(Locale.ROOT);
+    if (lower.startsWith("p")) {
+      try {
+        return Duration.parse(lower);
+      } catch (DateTimeParseException e) {
+        return null;
+      }
+    }
+    int split = 0;
+    while (split < lower.length() && Character.isDigit(lower.charAt(split))) {
+      split++;
+    }
+    if (split == 0 || split > 12) {
+      return null;
+    }
+    long amount = Long.parseLong(lower.substring(0, split));
+    return switch (lower.substring(split)) {
+      case "ms" -> Duration.ofMillis(amount);
+      case "s" -> Duration.ofSeconds(amount);
+      case "m" -> Duration.ofMinutes(amount);
+      case "h" -> Duration.ofHours(amount);
+      case "d" -> Duration.ofDays(amount);
+      default -> null;
+    };
+  }
+}

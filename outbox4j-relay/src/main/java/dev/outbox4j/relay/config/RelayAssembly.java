@@ -1,0 +1,201 @@
+package dev.outbox4j.relay.config;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RelayBuilder;
+import dev.outbox4j.RelayListener;
+import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.http.HttpTransport;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.kafka.KafkaTransport;
+import dev.outbox4j.nats.NatsTransport;
+import dev.outbox4j.rabbitmq.RabbitMqTransport;
+import dev.outbox4j.relay.runtime.RoutingTransport;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.spi.Transport;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+
+/**
+ * The one place where a {@link RelayConfig} becomes the library's objects: the connection pool, the store, the retry
+ * policy, the transports and the relay. When the library's builders change, this class (and the key table of
+ * {@link ConfigReader}) is what follows.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class RelayAssembly {
+  /** The transport types a configuration may name. */
+  public static final List<String> TRANSPORT_TYPES = List.of("http", "kafka", "rabbitmq", "nats");
+
+  private static final Map<String, List<String>> TRANSPORT_KEYS = Map.of(
+      "http", List.of("signing-secret", "request-timeout", "connect-timeout", "http-version"),
+      "rabbitmq", List.of("uri", "host", "port", "virtual-host", "username", "password", "connection-name",
+          "connection-timeout", "requested-heartbeat", "confirm-timeout", "recovery-interval"),
+      "nats", List.of("servers", "username", "password", "token", "connection-name", "connection-timeout",
+          "reconnect-wait", "ack-timeout"),
+      "kafka", List.of("bootstrap.servers", "client.id", "topic.prefix", "request.timeout", "delivery.timeout",
+          "max.block", "linger", "header.message-id", "header.content-type", "missing-topic.permanent"));
+
+  private RelayAssembly() {}
+
+  /**
+   * @param type a transport type
+   * @return the fixed keys of its properties form (families such as {@code endpoint.<alias>} and {@code kafka.<x>}
+   *     not included); empty for an unknown type
+   */
+  public static List<String> transportKeys(String type) {
+    return TRANSPORT_KEYS.getOrDefault(type, List.of());
+  }
+
+  /**
+   * Opens the relay's connection pool; fails at once when the database cannot be reached.
+   *
+   * @param database the settings
+   * @param poolName the pool's name, shown in the database's connection list where it has one
+   * @return the pool; close it when done
+   * @throws dev.outbox4j.OutboxException when the database cannot be reached, with the driver's reason
+   */
+  public static HikariDataSource dataSource(RelayConfig.Database database, String poolName) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(database.url());
+    if (database.username() != null) {
+      hikari.setUsername(database.username());
+    }
+    if (database.password() != null) {
+      hikari.setPassword(database.password());
+    }
+    hikari.setMaximumPoolSize(database.poolSize());
+    hikari.setMinimumIdle(1);
+    hikari.setPoolName(poolName);
+    hikari.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
+    hikari.setValidationTimeout(Duration.ofSeconds(3).toMillis());
+    try {
+      return new HikariDataSource(hikari);
+    } catch (RuntimeException e) {
+      throw new dev.outbox4j.OutboxException("cannot connect to the database " + database.displayUrl() + ": "
+          + rootMessage(e), null);
+    }
+  }
+
+  /**
+   * @param dataSource the pool
+   * @param database the settings (table names, retention)
+   * @return the store
+   */
+  public static JdbcOutboxStore store(DataSource dataSource, RelayConfig.Database database) {
+    return JdbcOutboxStore.builder(dataSource)
+        .withTablePrefix(database.tablePrefix())
+        .withSchema(database.schema())
+        .withRetention(database.keepDelivered() == null
+            ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()))
+        .build();
+  }
+
+  /**
+   * @param retry the settings
+   * @return the policy
+   * @throws ConfigException when the policy's builder refuses a value
+   */
+  public static RetryPolicy retryPolicy(RelayConfig.Retry retry) {
+    RetryPolicy.Builder builder = retry.policy().equals("linear") ? RetryPolicy.linear() : RetryPolicy.exponential();
+    builder.withBase(retry.base()).withCap(retry.cap()).withMaxAttempts(retry.maxAttempts());
+    if (retry.policy().equals("exponential")) {
+      builder.withMultiplier(retry.multiplier());
+    }
+    retry.jitterSetting().ifPresent(builder::withJitter);
+    try {
+      return builder.build();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("retry", "is inconsistent: " + e.getMessage(), "configuration");
+    }
+  }
+
+  /**
+   * Builds every configured transport and routes the destinations to them.
+   *
+   * @param config the configuration
+   * @return the routing transport; close it when done
+   * @throws ConfigException naming the transport whose properties its module refused
+   */
+  public static RoutingTransport transport(RelayConfig config) {
+    Map<String, Transport> byName = new HashMap<>();
+    try {
+      for (RelayConfig.TransportSettings settings : config.transports().values()) {
+        byName.put(settings.name(), transport(settings));
+      }
+      Map<String, Transport> routes = new HashMap<>();
+      config.destinations().forEach((destination, name) -> {
+        if (!destination.equals(RelayConfig.ANY_DESTINATION)) {
+          routes.put(destination, byName.get(name));
+        }
+      });
+      String fallbackName = config.destinations().get(RelayConfig.ANY_DESTINATION);
+      return new RoutingTransport(routes, fallbackName == null ? null : byName.get(fallbackName));
+    } catch (RuntimeException e) {
+      byName.values().forEach(Transport::close);
+      throw e;
+    }
+  }
+
+  private static Transport transport(RelayConfig.TransportSettings settings) {
+    try {
+      return switch (settings.type()) {
+        case "http" -> HttpTransport.fromProperties(settings.properties());
+        case "kafka" -> KafkaTransport.fromProperties(settings.properties());
+        case "rabbitmq" -> RabbitMqTransport.fromProperties(settings.properties());
+        case "nats" -> NatsTransport.fromProperties(settings.properties());
+        default -> throw new IllegalArgumentException("unknown transport type '" + settings.type() + "'");
+      };
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("transports." + settings.name(), "is refused by its " + settings.type()
+          + " transport: " + e.getMessage(), settings.origin());
+    }
+  }
+
+  /**
+   * @param store the store
+   * @param transport the transport
+   * @param config the configuration (relay settings and retry policy)
+   * @param listeners receive the relay's events
+   * @return the relay, not started
+   * @throws ConfigException when the relay's builder refuses a combination of values
+   */
+  public static Relay relay(JdbcOutboxStore store, Transport transport, RelayConfig config,
+      List<RelayListener> listeners) {
+    RelayConfig.RelaySettings settings = config.relay();
+    RelayBuilder builder = Relay.builder(store, transport)
+        .withBatchSize(settings.batchSize())
+        .withWorkers(settings.workers())
+        .withLease(settings.lease())
+        .withDeliveryTimeout(settings.deliveryTimeout())
+        .withMaxInFlight(settings.maxInFlight())
+        .withPollInterval(settings.pollMin(), settings.pollMax())
+        .withShutdownGrace(settings.shutdownGrace())
+        .withRetryPolicy(retryPolicy(config.retry()));
+    listeners.forEach(builder::onEvent);
+    try {
+      return builder.build();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("relay", "settings are inconsistent: " + e.getMessage(), config.source());
+    }
+  }
+
+  /**
+   * @param error a failure
+   * @return the innermost cause's message (drivers put the useful part there)
+   */
+  public static String rootMessage(Throwable error) {
+    Throwable cause = error;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    String message = cause.getMessage();
+    return message == null ? cause.getClass().getSimpleName() : message;
+  }
+
+}

@@ -1,0 +1,158 @@
+package dev.outbox4j.relay.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A validated relay configuration: what {@link ConfigReader} made of the file, the environment and the command line.
+ * {@link RelayAssembly} turns it into the library's objects. Secrets are never shown by {@code toString()}.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param source where it came from, for messages (the file, or {@code command line})
+ * @param database where the outbox is
+ * @param relay how the relay runs
+ * @param retry when failed deliveries are tried again
+ * @param server the dashboard, metrics and health endpoints
+ * @param transports the transports by name
+ * @param destinations which transport each destination goes to; the key {@value #ANY_DESTINATION} matches the rest
+ */
+public record RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
+    Map<String, TransportSettings> transports, Map<String, String> destinations) {
+
+  /** The destinations key that routes every destination not named otherwise. */
+  public static final String ANY_DESTINATION = "*";
+
+  /** Copies the maps. */
+  public RelayConfig {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(database, "database");
+    Objects.requireNonNull(relay, "relay");
+    Objects.requireNonNull(retry, "retry");
+    Objects.requireNonNull(server, "server");
+    transports = Map.copyOf(transports);
+    destinations = Map.copyOf(destinations);
+  }
+
+  /**
+   * @param url the JDBC URL (may carry credentials: never shown)
+   * @param username the user, or {@code null} for the URL's or the driver's
+   * @param password the password, or {@code null}
+   * @param schema the schema of the outbox tables, or {@code null} for the connection's default
+   * @param tablePrefix the table prefix
+   * @param migrate whether {@code run} applies the migrations at start
+   * @param poolSize most connections the relay's pool opens
+   * @param keepDelivered how long delivered entries are kept, or {@code null} to delete them on delivery
+   */
+  public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
+      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered) {
+    /** @return the URL without user information or parameters, safe to print */
+    public String displayUrl() {
+      return displayable(url);
+    }
+
+    /** Hides the URL's credentials and the password. */
+    @Override
+    public String toString() {
+      return "Database{url=" + displayUrl() + ", username=" + username + ", password=" + (password == null ? "-" : "****")
+          + ", schema=" + schema + ", tablePrefix=" + tablePrefix + "}";
+    }
+
+    /**
+     * @param jdbcUrl a JDBC URL
+     * @return it without anything after {@code ?} or {@code ;} (parameters, where drivers take passwords) and without
+     *     user information
+     */
+    public static String displayable(String jdbcUrl) {
+      String shown = jdbcUrl;
+      int cut = indexOfAny(shown, '?', ';');
+      if (cut >= 0) {
+        shown = shown.substring(0, cut);
+      }
+      int at = shown.indexOf('@');
+      int scheme = shown.indexOf("//");
+      if (at >= 0 && scheme >= 0 && at > scheme) {
+        shown = shown.substring(0, scheme + 2) + shown.substring(at + 1);
+      }
+      return shown;
+    }
+
+    private static int indexOfAny(String text, char a, char b) {
+      int first = text.indexOf(a);
+      int second = text.indexOf(b);
+      if (first < 0) {
+        return second;
+      }
+      return second < 0 ? first : Math.min(first, second);
+    }
+  }
+
+  /**
+   * @param batchSize entries claimed per pass
+   * @param workers background worker threads
+   * @param lease how long a claim holds
+   * @param deliveryTimeout longest wait for one delivery's outcome
+   * @param maxInFlight deliveries in flight at once
+   * @param pollMin shortest idle poll
+   * @param pollMax longest idle poll
+   * @param shutdownGrace how long deliveries in flight may finish at shutdown
+   * @param listenNotify whether to LISTEN for the writers' NOTIFY (PostgreSQL only)
+   */
+  public record RelaySettings(int batchSize, int workers, Duration lease, Duration deliveryTimeout, int maxInFlight,
+      Duration pollMin, Duration pollMax, Duration shutdownGrace, boolean listenNotify) {}
+
+  /**
+   * @param policy {@code exponential} or {@code linear}
+   * @param base first delay (exponential) or step (linear)
+   * @param multiplier growth per attempt (exponential only)
+   * @param cap longest single delay
+   * @param maxAttempts failed attempts before quarantine
+   * @param jitter full jitter, or {@code null} for the policy's default
+   */
+  public record Retry(String policy, Duration base, double multiplier, Duration cap, int maxAttempts,
+      @Nullable Boolean jitter) {
+    /** @return the jitter setting, if configured */
+    public Optional<Boolean> jitterSetting() {
+      return Optional.ofNullable(jitter);
+    }
+  }
+
+  /**
+   * @param enabled whether the dashboard, metrics and health endpoints are served
+   * @param bind the address to listen on
+   * @param port the port; 0 picks a free one
+   * @param adminToken the token admin actions need, or {@code null} to generate one at start
+   * @param showPayloads whether the dashboard shows payloads
+   */
+  public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads) {
+    /** Hides the token. */
+    @Override
+    public String toString() {
+      return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
+          + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads + "}";
+    }
+  }
+
+  /**
+   * @param name the transport's name in the configuration
+   * @param type {@code http}, {@code kafka}, {@code rabbitmq} or {@code nats}
+   * @param properties the transport's properties form, without the {@code transports.<name>.} prefix
+   * @param origin where the transport was declared, for messages
+   */
+  public record TransportSettings(String name, String type, Map<String, String> properties, String origin) {
+    /** Copies the properties. */
+    public TransportSettings {
+      properties = Map.copyOf(properties);
+    }
+
+    /** Never shows property values: they may be secrets. */
+    @Override
+    public String toString() {
+      return "TransportSettings{" + name + ", type=" + type + ", keys=" + new java.util.TreeSet<>(properties.keySet())
+          + "}";
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.outbox4j.relay.demo;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import dev.outbox4j.http.HttpTransport;
+import dev.outbox4j.http.WebhookSignature;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo's webhook receivers, served next to the dashboard. {@link #orders()} accepts a webhook only when its
+ * HMAC signature verifies ({@link WebhookSignature}), counts duplicates by message id (delivery is at-least-once) and
+ * checks that each order's events arrive in order. {@link #refusing()} answers 503 to everything, so the entries sent
+ * there run out of attempts and show up in quarantine.
+ *
+ * <p>Thread-safe.
+ */
+public final class DemoSink {
+  private static final Pattern STEP = Pattern.compile("\"step\":(\\d+)");
+
+  private final WebhookSignature signature;
+  private final Clock clock;
+  private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> lastStep = new ConcurrentHashMap<>();
+  private final AtomicLong received = new AtomicLong();
+  private final AtomicLong badSignatures = new AtomicLong();
+  private final AtomicLong duplicates = new AtomicLong();
+  private final AtomicLong outOfOrder = new AtomicLong();
+  private final AtomicLong refused = new AtomicLong();
+
+  /**
+   * @param secret the signing secret the relay's HTTP transport uses
+   * @param clock the receiver's clock, for the signature's freshness
+   */
+  public DemoSink(String secret, Clock clock) {
+    this.signature = WebhookSignature.withSecret(secret);
+    this.clock = clock;
+  }
+
+  /** @return the handler of the {@code orders} destination */
+  public HttpHandler orders() {
+    return exchange -> {
+      try (exchange) {
+        byte[] body = exchange.getRequestBody().readAllBytes();
+        String timestamp = exchange.getRequestHeaders().getFirst(HttpTransport.TIMESTAMP_HEADER);
+        String signed = exchange.getRequestHeaders().getFirst(HttpTransport.SIGNATURE_HEADER);
+        if (!signature.verify(timestamp, signed, body, clock.instant(), Duration.ofMinutes(5))) {
+          badSignatures.incrementAndGet();
+          answer(exchange, 401);
+          return;
+        }
+        String id = String.valueOf(exchange.getRequestHeaders().getFirst(HttpTransport.MESSAGE_ID_HEADER));
+        String key = exchange.getRequestHeaders().getFirst(HttpTransport.ORDERING_KEY_HEADER);
+        if (!seen.add(id)) {
+          duplicates.incrementAndGet();
+        } else {
+          received.incrementAndGet();
+          Matcher step = STEP.matcher(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+          if (key != null && step.find()) {
+            int current = Integer.parseInt(step.group(1));
+            Integer before = lastStep.put(key, current);
+            if (before != null && before >= current) {
+              outOfOrder.incrementAndGet();
+            }
+          }
+        }
+        answer(exchange, 204);
+      }
+    };
+  }
+
+  /** @return the handler of the destination that always refuses */
+  public HttpHandler refusing() {
+    return exchange -> {
+      try (exchange) {
+        exchange.getRequestBody().readAllBytes();
+        refused.incrementAndGet();
+        exchange.getResponseHeaders().set("Retry-After", "2");
+        answer(exchange, 503);
+      }
+    };
+  }
+
+  private static void answer(HttpExchange exchange, int status) throws IOException {
+    exchange.sendResponseHeaders(status, -1);
+  }
+
+  /** @return webhooks accepted with a valid signature, each message id counted once */
+  public long received() {
+    return received.get();
+  }
+
+  /** @return webhooks refused for a missing or wrong signature */
+  public long badSignatures() {
+    return badSignatures.get();
+  }
+
+  /** @return webhooks whose message id arrived before (at-least-once redeliveries) */
+  public long duplicates() {
+    return duplicates.get();
+  }
+
+  /** @return events that arrived after a later event of the same order (never expected) */
+  public long outOfOrder() {
+    return outOfOrder.get();
+  }
+
+  /** @return requests the refusing destination turned away */
+  public long refused() {
+    return refused.get();
+  }
+}

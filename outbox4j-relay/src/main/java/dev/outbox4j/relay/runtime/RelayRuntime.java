@@ -1,0 +1,227 @@
+package dev.outbox4j.relay.runtime;
+
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.OutboxException;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RelayListener;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.PostgresDialect;
+import dev.outbox4j.jdbc.PostgresWakeUpListener;
+import dev.outbox4j.micrometer.OutboxMetrics;
+import dev.outbox4j.relay.config.ConfigException;
+import dev.outbox4j.relay.config.RelayAssembly;
+import dev.outbox4j.relay.config.RelayConfig;
+import dev.outbox4j.relay.server.AdminToken;
+import dev.outbox4j.relay.server.DashboardServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A running relay process: connection pool, store, transports, relay, optional LISTEN/NOTIFY wake-up, metrics, the
+ * stats sampler and the dashboard server, started in that order and closed in reverse.
+ *
+ * <p>Why the server binds first: the demo's HTTP transport posts to a sink on the same server, so its endpoints are
+ * known only once the port is (port 0 picks a free one). {@link #start} therefore binds, then asks for the
+ * configuration at that port.
+ *
+ * <p>Thread-safe; {@link #close()} is idempotent and stops gracefully (the relay's shutdown grace).
+ */
+public final class RelayRuntime implements AutoCloseable {
+  private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+  private final RelayConfig config;
+  private final JdbcOutboxStore store;
+  private final Relay relay;
+  private final @Nullable DashboardServer dashboard;
+  private final AdminToken token;
+  private final Counter delivered;
+  private boolean closed;
+
+  /**
+   * What a host adds to a runtime: the demo's sink pages and counters, and listeners.
+   *
+   * @param handlers paths to serve besides the dashboard's
+   * @param counters named counts shown on the dashboard
+   * @param listeners further relay listeners
+   */
+  public record Extras(Map<String, HttpHandler> handlers, Map<String, LongSupplier> counters,
+      List<RelayListener> listeners) {
+    /** @return nothing extra */
+    public static Extras none() {
+      return new Extras(Map.of(), Map.of(), List.of());
+    }
+  }
+
+  private RelayRuntime(RelayConfig config, Extras extras, Clock clock, @Nullable HttpServer server) {
+    this.config = config;
+    try {
+      HikariDataSource pool = RelayAssembly.dataSource(config.database(), "outbox4j-relay");
+      closeables.push(pool);
+      store = RelayAssembly.store(pool, config.database());
+      if (config.relay().listenNotify() && !(store.dialect() instanceof PostgresDialect)) {
+        throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
+            + store.dialect().name(), config.source());
+      }
+      if (config.database().migrate()) {
+        store.migrate();
+      }
+      RoutingTransport transport = RelayAssembly.transport(config);
+      closeables.push(transport);
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      closeables.push(registry::close);
+      OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).build();
+      metrics.bindTo(registry);
+      delivered = registry.get("outbox4j.delivered").counter();
+      List<RelayListener> listeners = new ArrayList<>();
+      listeners.add(metrics);
+      listeners.addAll(extras.listeners());
+      relay = RelayAssembly.relay(store, transport, config, listeners);
+      StatsSampler sampler = new StatsSampler(store, delivered::count, clock, Duration.ofSeconds(1));
+      closeables.push(sampler);
+      token = AdminToken.configuredOrGenerated(config.server().adminToken(), new SecureRandom());
+      if (server != null) {
+        dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
+            extras.counters(), extras.handlers(), clock);
+        closeables.push(dashboard);
+      } else {
+        dashboard = null;
+      }
+      relay.start();
+      closeables.push(relay);
+      if (config.relay().listenNotify()) {
+        RelayConfig.Database single = new RelayConfig.Database(config.database().url(),
+            config.database().username(), config.database().password(), null, "", false, 2, null);
+        HikariDataSource listenPool = RelayAssembly.dataSource(single, "outbox4j-relay-listen");
+        closeables.push(listenPool);
+        closeables.push(PostgresWakeUpListener.start(listenPool, store.tableNames(), relay::wakeUp));
+      }
+      sampler.start();
+      if (dashboard != null) {
+        dashboard.start();
+      }
+    } catch (RuntimeException e) {
+      closeQuietly();
+      if (server != null) {
+        server.stop(0);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Starts everything.
+   *
+   * @param serverSettings where the dashboard listens (ignored when disabled)
+   * @param configAtPort the configuration, given the port the server bound (or -1 without a server)
+   * @param extras what the host adds
+   * @param clock the time source
+   * @return the running runtime
+   * @throws ConfigException when the configuration is refused by the library
+   * @throws OutboxException when the database, the address or a transport cannot be reached
+   */
+  public static RelayRuntime start(RelayConfig.Server serverSettings, IntFunction<RelayConfig> configAtPort,
+      Extras extras, Clock clock) {
+    HttpServer server = null;
+    int port = -1;
+    if (serverSettings.enabled()) {
+      try {
+        server = HttpServer.create(new InetSocketAddress(serverSettings.bind(), serverSettings.port()), 64);
+        port = server.getAddress().getPort();
+      } catch (IOException | RuntimeException e) {
+        throw new OutboxException("cannot listen on " + serverSettings.bind() + ":" + serverSettings.port() + ": "
+            + RelayAssembly.rootMessage(e), e);
+      }
+    }
+    RelayConfig config;
+    try {
+      config = configAtPort.apply(port);
+    } catch (RuntimeException e) {
+      if (server != null) {
+        server.stop(0);
+      }
+      throw e;
+    }
+    return new RelayRuntime(config, extras, clock, server);
+  }
+
+  /**
+   * @param config the configuration
+   * @return the running runtime, its server as configured
+   */
+  public static RelayRuntime start(RelayConfig config) {
+    return start(config.server(), port -> config, Extras.none(), Clock.systemUTC());
+  }
+
+  /** @return the configuration in force */
+  public RelayConfig config() {
+    return config;
+  }
+
+  /** @return the store */
+  public JdbcOutboxStore store() {
+    return store;
+  }
+
+  /** @return the relay */
+  public Relay relay() {
+    return relay;
+  }
+
+  /** @return the admin token (configured or generated) */
+  public AdminToken adminToken() {
+    return token;
+  }
+
+  /** @return entries this process delivered since it started */
+  public long deliveredCount() {
+    return (long) delivered.count();
+  }
+
+  /** @return the dashboard's base URL, for example {@code http://127.0.0.1:8080}, or empty without a server */
+  public String baseUrl() {
+    return dashboard == null ? "" : "http://" + dashboard.host() + ":" + dashboard.port();
+  }
+
+  /** @return the dashboard's port, or -1 without a server */
+  public int port() {
+    return dashboard == null ? -1 : dashboard.port();
+  }
+
+  /**
+   * Stops: the wake-up listener, then the relay (deliveries in flight get the grace period; nothing unconfirmed is
+   * marked delivered), the sampler, the server, the transports and the pools. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    closeQuietly();
+  }
+
+  private void closeQuietly() {
+    while (!closeables.isEmpty()) {
+      try {
+        closeables.pop().close();
+      } catch (Exception e) {
+        System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "closing failed", e);
+      }
+    }
+  }
+}

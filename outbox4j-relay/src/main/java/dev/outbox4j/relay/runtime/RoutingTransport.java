@@ -1,0 +1,83 @@
+package dev.outbox4j.relay.runtime;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Transport;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends each message through the transport configured for its destination: one relay drains one outbox into several
+ * brokers. A destination that no route names goes to the fallback transport, or, without one, fails permanently (the
+ * entry is quarantined, visible, and can be requeued once the configuration names it).
+ *
+ * <p>Immutable and thread-safe when the transports are.
+ */
+public final class RoutingTransport implements Transport {
+  private final Map<String, Transport> routes;
+  private final @Nullable Transport fallback;
+  private final Set<Transport> all = new LinkedHashSet<>();
+
+  /**
+   * @param routes the transport of each destination; copied
+   * @param fallback the transport of every other destination, or {@code null} to refuse them
+   */
+  public RoutingTransport(Map<String, Transport> routes, @Nullable Transport fallback) {
+    this.routes = Map.copyOf(routes);
+    this.fallback = fallback;
+    all.addAll(this.routes.values());
+    if (fallback != null) {
+      all.add(fallback);
+    }
+  }
+
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    Transport transport = routes.getOrDefault(message.destination(), fallback);
+    if (transport == null) {
+      return CompletableFuture.completedFuture(DeliveryOutcome.permanent(
+          "no transport is configured for destination '" + message.destination() + "' (see 'destinations')"));
+    }
+    return transport.deliver(message);
+  }
+
+  /** @return the longest bound of the transports it routes to */
+  @Override
+  public Duration maxAnswerTime() {
+    return all.stream().map(Transport::maxAnswerTime).max(Duration::compareTo).orElse(Duration.ZERO);
+  }
+
+  /** Closes every transport, each once. */
+  @Override
+  public void close() {
+    RuntimeException first = null;
+    for (Transport transport : all) {
+      try {
+        transport.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RoutingTransport" + routes.keySet() + (fallback == null ? "" : " + *");
+  }
+
+  /** @return the destinations with a route of their own */
+  public Set<String> destinations() {
+    return routes.keySet();
+  }
+
+}

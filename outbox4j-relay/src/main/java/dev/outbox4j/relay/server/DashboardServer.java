@@ -1,0 +1,289 @@
+package dev.outbox4j.relay.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.relay.runtime.StatsSampler;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.LongSupplier;
+
+/**
+ * The relay's web face, on the JDK's own HTTP server: the dashboard page and its script (shipped in the jar, no CDN),
+ * its JSON API, {@code /metrics} in the Prometheus text format, and {@code /health/live} / {@code /health/ready}.
+ *
+ * <h2>Why it is built this way</h2>
+ * <ul>
+ *   <li>Reads ({@code GET}) are open to whoever can reach the address, which is 127.0.0.1 unless configured otherwise.
+ *       Actions that change the outbox ({@code POST .../requeue}, {@code .../discard}) need the admin token as a
+ *       bearer header: none is 401, a wrong one 403, and neither touches the store.
+ *   <li>Payloads stay out of every response unless {@code server.show-payloads} is on: they are business data.
+ *   <li>The page's script builds the page with {@code textContent} only, and the responses forbid inline scripts
+ *       ({@code Content-Security-Policy}), so an error text or key holding markup is shown, never run.
+ *   <li>Counts come from {@link StatsSampler}, so many open dashboards cost the database nothing extra.
+ * </ul>
+ *
+ * <p>Thread-safe. Handlers run on a small private executor.
+ */
+public final class DashboardServer implements AutoCloseable {
+  private static final int PAYLOAD_SHOWN = 2048;
+
+  private final HttpServer server;
+  private final OutboxStore store;
+  private final StatsSampler sampler;
+  private final PrometheusMeterRegistry registry;
+  private final AdminToken token;
+  private final boolean showPayloads;
+  private final Map<String, LongSupplier> extraCounters;
+  private final Clock clock;
+  private final ExecutorService executor;
+
+  /**
+   * @param server a bound, not yet started server
+   * @param store the outbox
+   * @param sampler the outbox's readings
+   * @param registry the metrics to expose
+   * @param token what admin actions need
+   * @param showPayloads whether the quarantined list carries payloads
+   * @param extraCounters further named counts for the page (the demo's sink), in display order
+   * @param extraHandlers further paths to serve (the demo's sink)
+   * @param clock the time of requeues
+   */
+  public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
+      AdminToken token, boolean showPayloads, Map<String, LongSupplier> extraCounters,
+      Map<String, HttpHandler> extraHandlers, Clock clock) {
+    this.server = server;
+    this.store = store;
+    this.sampler = sampler;
+    this.registry = registry;
+    this.token = token;
+    this.showPayloads = showPayloads;
+    this.extraCounters = new LinkedHashMap<>(extraCounters);
+    this.clock = clock;
+    this.executor = Executors.newFixedThreadPool(4, runnable -> {
+      Thread thread = new Thread(runnable, "outbox4j-dashboard");
+      thread.setDaemon(true);
+      return thread;
+    });
+    server.setExecutor(executor);
+    server.createContext("/", guarded(this::page));
+    server.createContext("/api/status", guarded(this::status));
+    server.createContext("/api/quarantined", guarded(this::quarantined));
+    server.createContext("/api/entries/", guarded(this::action));
+    server.createContext("/metrics", guarded(this::metrics));
+    server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
+        "{\"status\":\"UP\"}")));
+    server.createContext("/health/ready", guarded(this::ready));
+    extraHandlers.forEach((path, handler) -> server.createContext(path, handler));
+  }
+
+  /** Starts serving. */
+  public void start() {
+    server.start();
+  }
+
+  /** @return the port it listens on */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** @return the host it listens on, as a URL host */
+  public String host() {
+    String host = server.getAddress().getHostString();
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  private interface Handler {
+    void handle(HttpExchange exchange) throws IOException;
+  }
+
+  private static HttpHandler guarded(Handler handler) {
+    return exchange -> {
+      try (exchange) {
+        exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        exchange.getResponseHeaders().set("Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+        handler.handle(exchange);
+      } catch (RuntimeException e) {
+        try {
+          send(exchange, 500, "application/json", Json.write(Map.of("error", String.valueOf(e.getMessage()))));
+        } catch (IOException | RuntimeException ignored) {
+          // the response was already under way; nothing more to tell the client
+        }
+      }
+    };
+  }
+
+  private void page(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    switch (path) {
+      case "/", "/index.html" -> resource(exchange, "index.html", "text/html; charset=utf-8");
+      case "/dashboard.js" -> resource(exchange, "dashboard.js", "text/javascript; charset=utf-8");
+      case "/dashboard.css" -> resource(exchange, "dashboard.css", "text/css; charset=utf-8");
+      default -> send(exchange, 404, "text/plain; charset=utf-8", "not found");
+    }
+  }
+
+  private void resource(HttpExchange exchange, String name, String type) throws IOException {
+    try (InputStream in = DashboardServer.class.getResourceAsStream("/dev/outbox4j/relay/dashboard/" + name)) {
+      if (in == null) {
+        send(exchange, 404, "text/plain; charset=utf-8", "not found");
+        return;
+      }
+      send(exchange, 200, type, in.readAllBytes());
+    }
+  }
+
+  private void status(HttpExchange exchange) throws IOException {
+    StatsSampler.Sample latest = sampler.latest();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("ready", sampler.ready());
+    body.put("error", sampler.lastError());
+    if (latest != null) {
+      body.put("at", latest.at().toEpochMilli());
+      body.put("pending", latest.stats().pending());
+      body.put("inFlight", latest.stats().inFlight());
+      body.put("quarantined", latest.stats().quarantined());
+      body.put("deliveredPerSecond", latest.deliveredPerSecond());
+      body.put("lagSeconds", latest.lagSeconds());
+      body.put("delivered", latest.deliveredTotal());
+    }
+    List<Object> history = new ArrayList<>();
+    for (StatsSampler.Sample sample : sampler.history()) {
+      history.add(List.of(sample.at().toEpochMilli(), sample.deliveredPerSecond(), sample.lagSeconds()));
+    }
+    body.put("history", history);
+    Map<String, Object> extra = new LinkedHashMap<>();
+    extraCounters.forEach((name, counter) -> extra.put(name, counter.getAsLong()));
+    body.put("extra", extra);
+    body.put("showPayloads", showPayloads);
+    sendJson(exchange, 200, body);
+  }
+
+  private void quarantined(HttpExchange exchange) throws IOException {
+    int limit = 100;
+    String query = exchange.getRequestURI().getRawQuery();
+    if (query != null && query.startsWith("limit=")) {
+      try {
+        limit = Math.max(1, Math.min(QuarantineQuery.MAX_LIMIT, Integer.parseInt(query.substring(6))));
+      } catch (NumberFormatException e) {
+        send(exchange, 400, "application/json", "{\"error\":\"limit must be an integer\"}");
+        return;
+      }
+    }
+    List<Object> entries = new ArrayList<>();
+    for (OutboxEntry entry : store.quarantined(QuarantineQuery.first(limit))) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", entry.id().toString());
+      row.put("sequence", entry.sequence());
+      row.put("key", entry.message().orderingKey().orElse(null));
+      row.put("destination", entry.message().destination());
+      row.put("attempts", entry.attempts());
+      row.put("reason", entry.quarantineReason());
+      row.put("lastError", entry.lastError());
+      row.put("createdAt", entry.createdAt().toString());
+      if (showPayloads) {
+        byte[] payload = entry.message().payload();
+        String text = new String(payload, 0, Math.min(payload.length, PAYLOAD_SHOWN), StandardCharsets.UTF_8);
+        row.put("payload", payload.length > PAYLOAD_SHOWN ? text + "…" : text);
+      }
+      entries.add(row);
+    }
+    sendJson(exchange, 200, Map.of("entries", entries));
+  }
+
+  private void action(HttpExchange exchange) throws IOException {
+    URI uri = exchange.getRequestURI();
+    String[] parts = uri.getPath().substring("/api/entries/".length()).split("/");
+    if (parts.length != 2 || !(parts[1].equals("requeue") || parts[1].equals("discard"))) {
+      send(exchange, 404, "application/json", "{\"error\":\"not found\"}");
+      return;
+    }
+    if (!exchange.getRequestMethod().equals("POST")) {
+      exchange.getResponseHeaders().set("Allow", "POST");
+      send(exchange, 405, "application/json", "{\"error\":\"use POST\"}");
+      return;
+    }
+    switch (token.check(exchange.getRequestHeaders().getFirst("Authorization"))) {
+      case MISSING -> {
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"outbox4j\"");
+        send(exchange, 401, "application/json", "{\"error\":\"the admin token is required\"}");
+        return;
+      }
+      case WRONG -> {
+        send(exchange, 403, "application/json", "{\"error\":\"the admin token is wrong\"}");
+        return;
+      }
+      case ACCEPTED -> {
+        // go on
+      }
+    }
+    UUID id;
+    try {
+      id = UUID.fromString(parts[0]);
+    } catch (IllegalArgumentException e) {
+      send(exchange, 400, "application/json", "{\"error\":\"not an entry id\"}");
+      return;
+    }
+    boolean done = parts[1].equals("requeue") ? store.requeue(id, clock.instant()) : store.discard(id);
+    sampler.sampleSoon();
+    if (done) {
+      sendJson(exchange, 200, Map.of("id", id.toString(), "action", parts[1], "done", true));
+    } else {
+      sendJson(exchange, 404, Map.of("id", id.toString(), "error", "no quarantined entry has this id"));
+    }
+  }
+
+  private void metrics(HttpExchange exchange) throws IOException {
+    send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+  }
+
+  private void ready(HttpExchange exchange) throws IOException {
+    if (sampler.ready()) {
+      send(exchange, 200, "application/json", "{\"status\":\"UP\"}");
+    } else {
+      String error = sampler.lastError();
+      sendJson(exchange, 503, Map.of("status", "DOWN", "reason",
+          error == null ? "the database has not answered recently" : "the database does not answer: " + error));
+    }
+  }
+
+  private static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {
+    send(exchange, status, "application/json", Json.write(body));
+  }
+
+  private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
+    send(exchange, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", type);
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  /** Stops serving at once; requests under way are cut. */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

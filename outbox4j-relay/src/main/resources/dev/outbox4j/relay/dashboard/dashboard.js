@@ -1,0 +1,184 @@
+// The outbox4j dashboard: polls the relay's JSON API and draws everything with DOM text nodes and SVG.
+// No library and no network access beyond this relay. Data is only ever inserted as text (never as HTML).
+(function () {
+  'use strict';
+  var SVG = 'http://www.w3.org/2000/svg';
+  var CHART_SECONDS = 300;
+  var showPayloads = false;
+
+  function byId(id) { return document.getElementById(id); }
+  function text(id, value) { byId(id).textContent = value; }
+
+  // A token in the page's fragment (#token=...) is kept for this tab and removed from the address bar.
+  var match = /[#&]token=([^&]+)/.exec(window.location.hash);
+  if (match) {
+    sessionStorage.setItem('outbox4j-token', decodeURIComponent(match[1]));
+    history.replaceState(null, '', window.location.pathname);
+  }
+  var tokenInput = byId('token');
+  tokenInput.value = sessionStorage.getItem('outbox4j-token') || '';
+  tokenInput.addEventListener('input', function () { sessionStorage.setItem('outbox4j-token', tokenInput.value); });
+
+  function format(value, digits) {
+    if (value === null || value === undefined) { return '–'; }
+    return Number(value).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  }
+
+  function element(name, attributes, content) {
+    var node = document.createElementNS(SVG, name);
+    Object.keys(attributes).forEach(function (key) { node.setAttribute(key, attributes[key]); });
+    if (content !== undefined) { node.textContent = content; }
+    return node;
+  }
+
+  function niceMax(value) {
+    if (!(value > 0)) { return 1; }
+    var power = Math.pow(10, Math.floor(Math.log10(value)));
+    var steps = [1, 2, 5, 10];
+    for (var i = 0; i < steps.length; i++) { if (value <= steps[i] * power) { return steps[i] * power; } }
+    return 10 * power;
+  }
+
+  function drawChart(history) {
+    var svg = byId('chart');
+    while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+    var left = 50, right = 850, top = 10, bottom = 190;
+    var end = history.length ? history[history.length - 1][0] : Date.now();
+    var start = end - CHART_SECONDS * 1000;
+    var points = history.filter(function (p) { return p[0] >= start; });
+    var maxRate = niceMax(Math.max.apply(null, points.map(function (p) { return p[1] || 0; }).concat([0])));
+    var maxLag = niceMax(Math.max.apply(null, points.map(function (p) { return p[2] || 0; }).concat([0])));
+    for (var g = 0; g <= 5; g++) {
+      var y = bottom - (bottom - top) * g / 5;
+      svg.appendChild(element('line', { x1: left, x2: right, y1: y, y2: y, 'class': 'grid' }));
+      svg.appendChild(element('text', { x: left - 6, y: y + 4, 'text-anchor': 'end' },
+        format(maxRate * g / 5, maxRate < 5 ? 1 : 0)));
+      svg.appendChild(element('text', { x: right + 6, y: y + 4 }, format(maxLag * g / 5, maxLag < 5 ? 1 : 0) + ' s'));
+    }
+    svg.appendChild(element('text', { x: left, y: 210 }, '-' + (CHART_SECONDS / 60) + ' min'));
+    svg.appendChild(element('text', { x: right, y: 210, 'text-anchor': 'end' }, 'now'));
+    function line(index, max, cls) {
+      var coords = points.map(function (p) {
+        var x = left + (right - left) * (p[0] - start) / (CHART_SECONDS * 1000);
+        var y = bottom - (bottom - top) * Math.min(1, (p[index] || 0) / max);
+        return x.toFixed(1) + ',' + y.toFixed(1);
+      });
+      if (coords.length > 1) { svg.appendChild(element('polyline', { points: coords.join(' '), 'class': cls })); }
+    }
+    line(1, maxRate, 'rate');
+    line(2, maxLag, 'lag');
+  }
+
+  function drawExtra(extra) {
+    var names = Object.keys(extra || {});
+    byId('extra-section').hidden = names.length === 0;
+    var list = byId('extra');
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    names.forEach(function (name) {
+      var term = document.createElement('dt'); term.textContent = name;
+      var value = document.createElement('dd'); value.textContent = format(extra[name], 0);
+      value.setAttribute('data-name', name);
+      list.appendChild(term); list.appendChild(value);
+    });
+  }
+
+  function refreshStatus() {
+    return fetch('/api/status', { cache: 'no-store' }).then(function (response) { return response.json(); })
+      .then(function (status) {
+        var badge = byId('ready');
+        badge.textContent = status.ready ? 'database reachable' : 'database unreachable';
+        badge.className = 'badge ' + (status.ready ? 'up' : 'down');
+        text('pending', format(status.pending, 0));
+        text('in-flight', format(status.inFlight, 0));
+        text('quarantined', format(status.quarantined, 0));
+        text('rate', format(status.deliveredPerSecond, 1));
+        text('lag', status.lagSeconds === undefined ? '–' : format(status.lagSeconds, 1) + ' s');
+        text('delivered', format(status.delivered, 0));
+        showPayloads = !!status.showPayloads;
+        drawChart(status.history || []);
+        drawExtra(status.extra);
+      })
+      .catch(function () {
+        var badge = byId('ready');
+        badge.textContent = 'relay unreachable';
+        badge.className = 'badge down';
+      });
+  }
+
+  function cell(row, value, cls) {
+    var td = document.createElement('td');
+    td.textContent = value === null || value === undefined ? '–' : String(value);
+    if (cls) { td.className = cls; }
+    row.appendChild(td);
+    return td;
+  }
+
+  function say(message, ok) {
+    var node = byId('message');
+    node.textContent = message;
+    node.className = ok ? 'ok' : 'error';
+  }
+
+  function act(id, action, row) {
+    var token = tokenInput.value.trim();
+    var headers = {};
+    if (token) { headers.Authorization = 'Bearer ' + token; }
+    fetch('/api/entries/' + encodeURIComponent(id) + '/' + action, { method: 'POST', headers: headers })
+      .then(function (response) {
+        if (response.ok) {
+          if (row.parentNode) { row.parentNode.removeChild(row); }
+          say((action === 'requeue' ? 'Requeued ' : 'Discarded ') + id, true);
+          refreshQuarantine();
+        } else if (response.status === 401) {
+          say('The admin token is required (it is printed when the relay starts).', false);
+        } else if (response.status === 403) {
+          say('The admin token is wrong.', false);
+        } else {
+          say('The entry is no longer quarantined.', false);
+          refreshQuarantine();
+        }
+      })
+      .catch(function () { say('The relay did not answer.', false); });
+  }
+
+  function refreshQuarantine() {
+    return fetch('/api/quarantined?limit=100', { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        var body = document.querySelector('#quarantine-table tbody');
+        while (body.firstChild) { body.removeChild(body.firstChild); }
+        var payloadHeader = document.querySelector('.payload-column');
+        payloadHeader.hidden = !showPayloads;
+        (data.entries || []).forEach(function (entry) {
+          var row = document.createElement('tr');
+          row.setAttribute('data-id', entry.id);
+          row.setAttribute('data-destination', entry.destination);
+          cell(row, entry.id, 'id');
+          cell(row, entry.key);
+          cell(row, entry.destination, 'destination');
+          cell(row, entry.attempts);
+          cell(row, entry.reason, 'error');
+          cell(row, entry.lastError !== null && entry.lastError === entry.reason ? '(same as reason)' : entry.lastError,
+            'error');
+          if (showPayloads) { cell(row, entry.payload, 'payload'); }
+          var actions = document.createElement('td');
+          [['requeue', 'Requeue'], ['discard', 'Discard']].forEach(function (pair) {
+            var button = document.createElement('button');
+            button.type = 'button';
+            button.className = pair[0];
+            button.textContent = pair[1];
+            button.addEventListener('click', function () { act(entry.id, pair[0], row); });
+            actions.appendChild(button);
+          });
+          row.appendChild(actions);
+          body.appendChild(row);
+        });
+        byId('quarantine-empty').hidden = (data.entries || []).length > 0;
+      })
+      .catch(function () { /* the status badge already says the relay is unreachable */ });
+  }
+
+  refreshStatus().then(refreshQuarantine);
+  setInterval(refreshStatus, 1000);
+  setInterval(refreshQuarantine, 2000);
+}());

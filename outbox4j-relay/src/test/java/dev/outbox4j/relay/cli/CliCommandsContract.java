@@ -1,0 +1,254 @@
+package dev.outbox4j.relay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.EntryStatus;
+import dev.outbox4j.Message;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.Retention;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every operator command against one database, through the real command line (in-process), including bad
+ * configuration files. Subclassed per database.
+ */
+abstract class CliCommandsContract {
+  @TempDir Path dir;
+
+  private HikariDataSource pool;
+  private JdbcOutboxStore store;
+  private String prefix;
+
+  /** @return a JDBC URL of a database this test may create tables in */
+  protected abstract String url();
+
+  /** @return a URL of the same kind naming a database that does not exist, carrying the password "hunter2secret" */
+  protected abstract String missingDatabaseUrl();
+
+  @BeforeEach
+  void openStore() {
+    prefix = "cli" + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 20)) + "_";
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url());
+    config.setMaximumPoolSize(4);
+    pool = new HikariDataSource(config);
+    store = JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(Retention.keepFor(Duration.ofMillis(1)))
+        .build();
+  }
+
+  @AfterEach
+  void closeStore() {
+    pool.close();
+  }
+
+  private Path config(String extra) throws IOException {
+    Path file = dir.resolve("relay-" + UUID.randomUUID() + ".yaml");
+    Files.writeString(file, "database:\n  url: '" + url() + "'\n  table-prefix: " + prefix + "\n" + extra,
+        StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private CliRun cli(String command, Path config, String... more) {
+    String[] args = new String[more.length + 3];
+    args[0] = command;
+    args[1] = "--config";
+    args[2] = config.toString();
+    System.arraycopy(more, 0, args, 3, more.length);
+    return CliRun.of(args);
+  }
+
+  private OutboxEntry quarantinedEntry(String key) {
+    OutboxEntry entry = store.enqueue(message("legacy-erp", key));
+    Instant now = Instant.now();
+    Claim claim = store.claim(100, now, Duration.ofMillis(1)).stream()
+        .filter(c -> c.entry().id().equals(entry.id())).findFirst().orElseThrow();
+    assertThat(store.quarantine(claim, "refused by the test")).isTrue();
+    return store.find(entry.id()).orElseThrow();
+  }
+
+  private static Message message(String destination, String key) {
+    return Message.builder().withDestination(destination).withOrderingKey(key)
+        .withPayload("{}".getBytes(StandardCharsets.UTF_8)).build();
+  }
+
+  private boolean tablesExist() throws SQLException {
+    try (Connection connection = pool.getConnection();
+        ResultSet tables = connection.getMetaData().getTables(null, null, "%", null)) {
+      while (tables.next()) {
+        if (tables.getString("TABLE_NAME").toLowerCase(Locale.ROOT).startsWith(prefix)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  @Test
+  final void every_command_prints_its_help_and_exits_0() {
+    for (String command : List.of("demo", "run", "migrate", "status", "quarantined", "requeue", "discard", "purge")) {
+      CliRun run = CliRun.of(command, "--help");
+      assertThat(run.code()).as(command).isZero();
+      assertThat(run.out()).as(command).contains("Usage:", command);
+    }
+    CliRun root = CliRun.of("--help");
+    assertThat(root.code()).isZero();
+    assertThat(root.out()).contains("Exit codes:", "3", "wrong configuration", "quarantined");
+    CliRun none = CliRun.of();
+    assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.err()).contains("a command is required", "Usage:");
+  }
+
+  @Test
+  final void migrate_creates_the_tables_once_and_then_reports_them_up_to_date() throws Exception {
+    Path config = config("");
+    assertThat(tablesExist()).isFalse();
+    CliRun first = cli("migrate", config);
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(first.out()).contains("applied 1 migration");
+    assertThat(tablesExist()).isTrue();
+    CliRun second = cli("migrate", config);
+    assertThat(second.code()).isZero();
+    assertThat(second.out()).contains("up to date");
+  }
+
+  @Test
+  final void status_prints_the_counts_the_store_reports() throws Exception {
+    store.migrate();
+    store.enqueue(message("orders", "order-1"));
+    store.enqueue(message("orders", "order-2"));
+    quarantinedEntry("invoice-1");
+    OutboxStats stats = store.stats(Instant.now());
+    CliRun json = cli("status", config(""), "--json");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.out()).contains("\"pending\":" + stats.pending(), "\"inFlight\":" + stats.inFlight(),
+        "\"quarantined\":1");
+    CliRun text = cli("status", config(""));
+    assertThat(text.out()).contains("pending      " + stats.pending(), "quarantined  1", "prefix " + prefix);
+  }
+
+  @Test
+  final void quarantined_lists_id_key_destination_attempts_and_reason() throws Exception {
+    store.migrate();
+    OutboxEntry entry = quarantinedEntry("invoice-7");
+    CliRun run = cli("quarantined", config(""));
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.out()).contains(entry.id().toString(), "invoice-7", "legacy-erp", "refused by the test",
+        "1 quarantined entry shown");
+  }
+
+  @Test
+  final void requeue_puts_the_entry_back_in_line_and_exits_4_for_an_id_that_is_not_quarantined() throws Exception {
+    store.migrate();
+    OutboxEntry entry = quarantinedEntry("invoice-8");
+    UUID unknown = UUID.randomUUID();
+    CliRun run = cli("requeue", config(""), entry.id().toString(), unknown.toString());
+    assertThat(run.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(run.out()).contains("requeued " + entry.id());
+    assertThat(run.err()).contains("no quarantined entry " + unknown);
+    OutboxEntry after = store.find(entry.id()).orElseThrow();
+    assertThat(after.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(after.attempts()).isZero();
+  }
+
+  @Test
+  final void discard_deletes_the_quarantined_entry() throws Exception {
+    store.migrate();
+    OutboxEntry entry = quarantinedEntry("invoice-9");
+    CliRun run = cli("discard", config(""), entry.id().toString());
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.out()).contains("discarded " + entry.id());
+    assertThat(store.find(entry.id())).isEmpty();
+  }
+
+  @Test
+  final void purge_deletes_delivered_entries_past_their_retention_and_nothing_else() throws Exception {
+    store.migrate();
+    OutboxEntry delivered = store.enqueue(message("orders", "order-3"));
+    List<Claim> claims = store.claim(10, Instant.now(), Duration.ofSeconds(30));
+    assertThat(store.markDelivered(claims, Instant.now().minusSeconds(60))).isEmpty();
+    OutboxEntry waiting = store.enqueue(message("orders", "order-4"));
+    CliRun run = cli("purge", config("  keep-delivered: 1s\n"));
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.out()).contains("purged 1 delivered entry");
+    assertThat(store.find(delivered.id())).isEmpty();
+    assertThat(store.find(waiting.id())).isPresent();
+    CliRun deleting = cli("purge", config(""));
+    assertThat(deleting.out()).contains("nothing to purge");
+  }
+
+  @Test
+  final void a_bad_configuration_file_is_named_with_key_and_line_exits_3_and_changes_nothing() throws Exception {
+    store.migrate();
+    OutboxEntry entry = quarantinedEntry("invoice-10");
+    String id = entry.id().toString();
+    Path unknownKey = config("relay:\n  batch-sise: 50\n");
+    Path wrongType = config("relay:\n  batch-size: lots\n");
+    Path noDatabase = dir.resolve("no-database.yaml");
+    Files.writeString(noDatabase, "relay:\n  batch-size: 50\n");
+    for (String[] command : List.of(new String[] {"migrate"}, new String[] {"status"},
+        new String[] {"quarantined"}, new String[] {"requeue", id}, new String[] {"discard", id},
+        new String[] {"purge"}, new String[] {"run"})) {
+      String name = command[0];
+      String[] more = java.util.Arrays.copyOfRange(command, 1, command.length);
+      CliRun unknown = cli(name, unknownKey, more);
+      assertThat(unknown.code()).as(name + ": " + unknown.err()).isEqualTo(ExitCodes.CONFIG);
+      assertThat(unknown.err()).contains(unknownKey.toString() + " line 5", "'relay.batch-sise' is not a known key",
+          "relay.batch-size", "nothing was changed");
+      CliRun wrong = cli(name, wrongType, more);
+      assertThat(wrong.code()).as(name).isEqualTo(ExitCodes.CONFIG);
+      assertThat(wrong.err()).contains(wrongType.toString() + " line 5",
+          "'relay.batch-size' must be an integer from 1 to 10000, was 'lots'");
+      CliRun missing = cli(name, noDatabase, more);
+      assertThat(missing.code()).as(name).isEqualTo(ExitCodes.CONFIG);
+      assertThat(missing.err()).contains(noDatabase.toString(), "'database.url' is required",
+          "OUTBOX4J_DATABASE_URL");
+    }
+    OutboxEntry after = store.find(entry.id()).orElseThrow();
+    assertThat(after.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(after.version()).isEqualTo(entry.version());
+  }
+
+  @Test
+  final void a_missing_configuration_file_and_a_malformed_id_are_refused_before_any_change() throws Exception {
+    store.migrate();
+    OutboxEntry entry = quarantinedEntry("invoice-11");
+    CliRun noFile = CliRun.of("requeue", "--config", dir.resolve("absent.yaml").toString(), entry.id().toString());
+    assertThat(noFile.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(noFile.err()).contains("absent.yaml: the configuration file does not exist");
+    CliRun badId = cli("discard", config(""), "not-a-uuid");
+    assertThat(badId.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badId.err()).contains("not an entry id: 'not-a-uuid'");
+    CliRun unknownOption = CliRun.of("status", "--colour");
+    assertThat(unknownOption.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(store.find(entry.id()).orElseThrow().version()).isEqualTo(entry.version());
+  }
+
+  @Test
+  final void an_unreachable_database_fails_with_exit_1_and_never_prints_the_password() {
+    CliRun run = CliRun.of("status", "--url", missingDatabaseUrl());
+    assertThat(run.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(run.err()).startsWith("error: cannot connect to the database");
+    assertThat(run.err() + run.out()).doesNotContain("hunter2secret");
+  }
+}
