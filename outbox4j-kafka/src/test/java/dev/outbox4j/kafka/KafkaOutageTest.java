@@ -54,6 +54,11 @@ class KafkaOutageTest {
       }
 
       @Override
+      public void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {
+        onFailed(entry, reason, nextAttemptAt); // an outage, recognised: retried later, uncharged
+      }
+
+      @Override
       public void onQuarantined(OutboxEntry entry, String reason) {
         quarantined.incrementAndGet();
       }
