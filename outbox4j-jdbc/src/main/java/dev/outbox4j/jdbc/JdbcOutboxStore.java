@@ -79,7 +79,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #markDelivered(Collection, Instant)} ({@code DELETE/UPDATE ... RETURNING id}, per 500 claims). Without
  * RETURNING (MariaDB/MySQL, H2) a claim is SELECT + UPDATE + COMMIT, and a batch completion is one statement + COMMIT
  * when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
- * {@link #markFailed} and {@link #quarantine} are one auto-commit statement each.
+ * {@link #markFailed}, {@link #postpone} and {@link #quarantine} are one auto-commit statement each.
  *
  * <h2>Timeouts</h2>
  * No call may wait on the database for ever: every statement carries a query timeout
@@ -364,6 +364,15 @@ public final class JdbcOutboxStore implements OutboxStore {
           dialect.setInstant(s, 2, nextAttemptAt);
           return 3;
         });
+  }
+
+  @Override
+  public boolean postpone(Claim claim, String reason, Instant nextAttemptAt) {
+    return fencedUpdate("postpone", "last_error = ?, available_at = ?", claim, s -> {
+      s.setString(1, OutboxRows.clip(reason));
+      dialect.setInstant(s, 2, nextAttemptAt);
+      return 3;
+    });
   }
 
   @Override

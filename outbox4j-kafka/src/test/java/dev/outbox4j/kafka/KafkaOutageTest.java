@@ -54,6 +54,11 @@ class KafkaOutageTest {
       }
 
       @Override
+      public void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {
+        onFailed(entry, reason, nextAttemptAt); // an outage, recognised: retried later, uncharged
+      }
+
+      @Override
       public void onQuarantined(OutboxEntry entry, String reason) {
         quarantined.incrementAndGet();
       }
@@ -71,6 +76,7 @@ class KafkaOutageTest {
             .withDeliveryTimeout(Duration.ofSeconds(8))
             .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
                 .withMaxAttempts(10_000).build())
+            .withOutageBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
             .withClock(clock)
             .onEvent(counting)
             .build();

@@ -104,7 +104,8 @@ public final class PostgresTestOutbox implements AutoCloseable {
 
   /**
    * Starts a relay over this outbox configured to ride out an outage: failed deliveries are retried quickly and often
-   * (exponential backoff from 50 ms, capped at 500 ms, up to 1,000 attempts), and it polls every 5 to 100 ms.
+   * (exponential backoff from 50 ms, capped at 500 ms, up to 1,000 attempts), an outage of the transport is probed
+   * every 50 to 500 ms, and it polls every 5 to 100 ms.
    *
    * @param transport the transport under test
    * @return a builder with those settings, for the test to add listeners or timeouts and build
@@ -113,6 +114,7 @@ public final class PostgresTestOutbox implements AutoCloseable {
     return Relay.builder(store, transport)
         .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
             .withMaxAttempts(1_000).build())
+        .withOutageBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(100));
   }
 
