@@ -44,7 +44,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
- * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable, with a
+ * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
+ * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
+ * relay pauses instead of charging attempts), with a
  * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
  * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
  * refuses to send. The response body is discarded unread.
@@ -218,16 +220,16 @@ public final class HttpTransport implements Transport {
   private static DeliveryOutcome classify(Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (cause instanceof HttpConnectTimeoutException) {
-      return DeliveryOutcome.retryable("connect timed out: " + cause.getMessage());
+      return DeliveryOutcome.unavailable("connect timed out: " + cause.getMessage());
     }
     if (cause instanceof HttpTimeoutException) {
       return DeliveryOutcome.retryable("no response within the request timeout: " + cause.getMessage());
     }
     if (cause instanceof ConnectException) {
-      return DeliveryOutcome.retryable("connection refused or unreachable: " + cause);
+      return DeliveryOutcome.unavailable("connection refused or unreachable: " + cause);
     }
     if (cause instanceof IOException) {
-      return DeliveryOutcome.retryable("I/O failure: " + cause);
+      return DeliveryOutcome.unavailable("connection lost before a response: " + cause);
     }
     return DeliveryOutcome.retryable("request failed: " + cause);
   }
