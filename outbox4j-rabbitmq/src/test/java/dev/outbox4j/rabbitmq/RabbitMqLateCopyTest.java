@@ -62,7 +62,7 @@ class RabbitMqLateCopyTest {
       }
       ledger.record(delivery.getProperties().getMessageId(), delivery.getBody());
     });
-    List<Message> sent = ConsumerLedger.backlog(broker.destination(), 1_000, 20);
+    List<Message> sent = ConsumerLedger.backlog(broker.destination(), 2_000, 50);
     outbox.write(sent);
     try (TcpProxy slowLink = TcpProxy.start("127.0.0.1", RabbitMqTestBroker.PORT);
         RabbitMqTransport delayed = RabbitMqTransport.builder().withPort(slowLink.port()).withConfirmTimeout(BOUND)
@@ -74,7 +74,9 @@ class RabbitMqLateCopyTest {
       assertThat(delayed.deliver(warmUp).toCompletableFuture().get(30, TimeUnit.SECONDS).toString())
           .contains("NO_ROUTE");
       slowLink.delay(PUBLISH_DELAY, CONFIRM_DELAY);
-      try (Relay late = outbox.relayWithFastRetries(delayed).build();
+      // the delayed relay's sends all fail, so it probes as in an outage: short pauses and two workers keep it busy
+      try (Relay late = outbox.relayWithFastRetries(delayed).withWorkers(2)
+              .withOutageBackoff(Duration.ofMillis(20), Duration.ofMillis(100)).build();
           Relay prompt = sameOutbox.relayWithFastRetries(direct).build()) {
         late.start();
         prompt.start();
