@@ -123,6 +123,11 @@ public final class NatsTransport implements Transport {
     this.options = options.build();
   }
 
+  /** @return the client options every connection of this transport is opened with (for tests) */
+  Options options() {
+    return options;
+  }
+
   /** @return a builder with the defaults (server {@code nats://127.0.0.1:4222}); not thread-safe */
   public static Builder builder() {
     return new Builder();
