@@ -56,9 +56,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
- * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver that
- * goes on acting on a request after its client gave up is beyond any client's control: receivers should answer within
- * the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
+ * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver
+ * that goes on acting on a request after its client gave up is beyond any client's control: receivers should answer
+ * within the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
  */
 public final class HttpTransport implements Transport {
   /** Header carrying the message id. */
@@ -104,6 +104,11 @@ public final class HttpTransport implements Transport {
           .build();
       this.ownsClient = true;
     }
+  }
+
+  /** @return the HTTP client requests go through (for tests) */
+  HttpClient client() {
+    return client;
   }
 
   /** @return a builder with the defaults; not thread-safe */

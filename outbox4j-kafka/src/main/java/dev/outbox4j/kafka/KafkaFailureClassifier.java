@@ -66,7 +66,7 @@ final class KafkaFailureClassifier {
           : DeliveryOutcome.retryable("topic does not exist (yet): " + reason);
     }
     if (error instanceof TimeoutException || error instanceof NetworkException) {
-      return DeliveryOutcome.unavailable(reason); // no metadata, no answer, lost connection: the cluster, not this record
+      return DeliveryOutcome.unavailable(reason); // no metadata, no answer, connection lost: the cluster, not it
     }
     if (error instanceof RetriableException) {
       return DeliveryOutcome.retryable(reason); // leader changes, not enough replicas, ...

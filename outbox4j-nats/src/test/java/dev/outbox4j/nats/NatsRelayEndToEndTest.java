@@ -67,7 +67,8 @@ class NatsRelayEndToEndTest {
         Relay relay = outbox.relayWithFastRetries(transport).withRetryPolicy(OutageWatch.shortRetryBudget())
             .onEvent(watch).build()) {
       relay.start();
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5)).until(() -> ledger.uniqueCount() >= 500);
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
+          .until(() -> ledger.uniqueCount() >= 500);
 
       watch.holdOutage(proxy, OutageWatch.RETRY_BUDGET.multipliedBy(2));
 

@@ -254,7 +254,8 @@ public final class RabbitMqTransport implements Transport {
       }
       String blocked = blockedBecause;
       if (blocked != null) {
-        pending.future.complete(DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
+        pending.future.complete(
+            DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
         return;
       }
       Connection open = openConnection();
@@ -264,6 +265,9 @@ public final class RabbitMqTransport implements Transport {
         return;
       }
       PublishChannel publishing = openChannel(open);
+      if (pending.future.isDone()) {
+        return; // the bound passed while connecting or checking the exchange (that reset the connection): never sent
+      }
       long tag = publishing.channel.getNextPublishSeqNo();
       publishing.track(tag, pending);
       pending.future.whenComplete((outcome, error) -> publishing.forget(tag, pending));

@@ -64,7 +64,8 @@ class RabbitMqRelayEndToEndTest {
         Relay relay = outbox.relayWithFastRetries(transport).withRetryPolicy(OutageWatch.shortRetryBudget())
             .onEvent(watch).build()) {
       relay.start();
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5)).until(() -> ledger.uniqueCount() >= 500);
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
+          .until(() -> ledger.uniqueCount() >= 500);
 
       watch.holdOutage(proxy, OutageWatch.RETRY_BUDGET.multipliedBy(2));
 

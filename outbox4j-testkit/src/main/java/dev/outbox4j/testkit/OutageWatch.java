@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * failing deliveries (postponed uncharged as an outage, charged as a failure of their own, quarantined), a retry policy
  * whose whole budget is a few seconds, and {@link #holdOutage} to keep the broker away longer than that budget.
  *
- * <p>The claim such a test makes: an outage, however long, is charged to no entry, so nothing is quarantined, everything
- * arrives once the broker is back, and every key keeps its order. Register it with
+ * <p>The claim such a test makes: an outage, however long, is charged to no entry, so nothing is quarantined,
+ * everything arrives once the broker is back, and every key keeps its order. Register it with
  * {@code Relay.builder(...).withRetryPolicy(OutageWatch.shortRetryBudget()).onEvent(watch)}.
  *
  * <p>Thread-safe: the relay reports from its own threads.
