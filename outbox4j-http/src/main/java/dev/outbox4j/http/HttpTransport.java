@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,13 +44,21 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
- * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable, with a
+ * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
+ * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
+ * relay pauses instead of charging attempts), with a
  * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
  * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
  * refuses to send. The response body is discarded unread.
  *
  * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
- * limits concurrency. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
+ * limits concurrency.
+ *
+ * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
+ * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
+ * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver
+ * that goes on acting on a request after its client gave up is beyond any client's control: receivers should answer
+ * within the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
  */
 public final class HttpTransport implements Transport {
   /** Header carrying the message id. */
@@ -72,6 +81,7 @@ public final class HttpTransport implements Transport {
   private final Map<String, URI> endpoints;
   private final @Nullable WebhookSignature signature;
   private final Duration requestTimeout;
+  private final Duration maxAnswerTime;
   private final Clock clock;
   private final HttpClient client;
   private final boolean ownsClient;
@@ -84,7 +94,9 @@ public final class HttpTransport implements Transport {
     if (builder.client != null) {
       this.client = builder.client;
       this.ownsClient = false;
+      this.maxAnswerTime = builder.client.connectTimeout().orElse(builder.connectTimeout).plus(requestTimeout);
     } else {
+      this.maxAnswerTime = builder.connectTimeout.plus(requestTimeout);
       this.client = HttpClient.newBuilder()
           .version(builder.version)
           .connectTimeout(builder.connectTimeout)
@@ -92,6 +104,11 @@ public final class HttpTransport implements Transport {
           .build();
       this.ownsClient = true;
     }
+  }
+
+  /** @return the HTTP client requests go through (for tests) */
+  HttpClient client() {
+    return client;
   }
 
   /** @return a builder with the defaults; not thread-safe */
@@ -152,8 +169,23 @@ public final class HttpTransport implements Transport {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
     }
-    return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-        .handle((response, error) -> error != null ? classify(error) : classify(response));
+    CompletableFuture<HttpResponse<Void>> sending = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    return sending
+        .handle((response, error) -> error != null ? classify(error) : classify(response))
+        .completeOnTimeout(DeliveryOutcome.retryable("no response within " + maxAnswerTime
+            + " (connect + request timeout); the request was cancelled"), maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete((outcome, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The connect timeout plus the request timeout (the given client's connect timeout when it has one); a request
+   * still unanswered then is cancelled.
+   */
+  @Override
+  public Duration maxAnswerTime() {
+    return maxAnswerTime;
   }
 
   private HttpRequest request(URI endpoint, Message message, byte[] body) {
@@ -193,16 +225,16 @@ public final class HttpTransport implements Transport {
   private static DeliveryOutcome classify(Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (cause instanceof HttpConnectTimeoutException) {
-      return DeliveryOutcome.retryable("connect timed out: " + cause.getMessage());
+      return DeliveryOutcome.unavailable("connect timed out: " + cause.getMessage());
     }
     if (cause instanceof HttpTimeoutException) {
       return DeliveryOutcome.retryable("no response within the request timeout: " + cause.getMessage());
     }
     if (cause instanceof ConnectException) {
-      return DeliveryOutcome.retryable("connection refused or unreachable: " + cause);
+      return DeliveryOutcome.unavailable("connection refused or unreachable: " + cause);
     }
     if (cause instanceof IOException) {
-      return DeliveryOutcome.retryable("I/O failure: " + cause);
+      return DeliveryOutcome.unavailable("connection lost before a response: " + cause);
     }
     return DeliveryOutcome.retryable("request failed: " + cause);
   }
@@ -283,9 +315,9 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param timeout how long one request may take until its response headers arrive; default 5 s. Keep it below
-     *     the relay's delivery timeout (default 10 s), itself below the lease (default 30 s), so a slow endpoint
-     *     yields a retryable failure rather than a duplicate sent by another relay.
+     * @param timeout how long one request may take until its response headers arrive; default 5 s. With the connect
+     *     timeout it makes {@link HttpTransport#maxAnswerTime()}, which the relay's delivery timeout and lease must
+     *     be at least.
      * @return this builder
      */
     public Builder withRequestTimeout(Duration timeout) {
@@ -294,7 +326,8 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param timeout how long opening a connection may take; default 3 s; ignored with {@link #withHttpClient}
+     * @param timeout how long opening a connection may take; default 3 s; with {@link #withHttpClient}, the client's
+     *     own connect timeout counts instead when it has one (this one bounds the answer otherwise)
      * @return this builder
      */
     public Builder withConnectTimeout(Duration timeout) {
