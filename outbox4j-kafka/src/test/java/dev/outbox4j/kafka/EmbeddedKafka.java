@@ -44,8 +44,10 @@ import org.apache.kafka.server.common.MetadataVersion;
  * address of a {@link TcpProxy} that a test can cut and restore to simulate an outage. Kafka hands a client the
  * addresses of the listener it bootstrapped through, so a client that bootstraps via {@link #proxiedBootstrapServers()}
  * talks to the broker only through the proxy.
+ *
+ * <p>Public because the benchmarks (outbox4j-bench) drive the same broker through this module's test-jar. Thread-safe.
  */
-final class EmbeddedKafka {
+public final class EmbeddedKafka {
   private static EmbeddedKafka shared;
 
   private final Path directory;
@@ -112,7 +114,7 @@ final class EmbeddedKafka {
   }
 
   /** @return the broker shared by every test in this JVM, started on first use */
-  static synchronized EmbeddedKafka shared() {
+  public static synchronized EmbeddedKafka shared() {
     if (shared == null) {
       try {
         shared = new EmbeddedKafka();
@@ -126,7 +128,7 @@ final class EmbeddedKafka {
   }
 
   /** @return {@code host:port} of the broker's direct listener */
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return bootstrapServers;
   }
 
@@ -146,7 +148,7 @@ final class EmbeddedKafka {
    * @param name the topic
    * @param partitions how many partitions
    */
-  void createTopic(String name, int partitions) {
+  public void createTopic(String name, int partitions) {
     try {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -158,7 +160,7 @@ final class EmbeddedKafka {
    * @param topic an existing topic
    * @return a consumer assigned to every partition of the topic, reading from the start; the caller closes it
    */
-  KafkaConsumer<byte[], byte[]> consumerFromStart(String topic) {
+  public KafkaConsumer<byte[], byte[]> consumerFromStart(String topic) {
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
@@ -171,6 +173,19 @@ final class EmbeddedKafka {
     consumer.assign(assigned);
     consumer.seekToBeginning(assigned);
     return consumer;
+  }
+
+  /**
+   * Deletes a topic and waits until the broker accepted the deletion.
+   *
+   * @param name the topic
+   */
+  public void deleteTopic(String name) {
+    try {
+      admin.deleteTopics(List.of(name)).all().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot delete topic " + name, e);
+    }
   }
 
   /** @return a loopback port where nothing listens (a free port, released again) */
