@@ -152,16 +152,22 @@ public final class BenchMain {
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("kafka"), () -> new RawBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("kafka"),
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new RawBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("rabbitmq"),
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("nats"),
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2)));
     }
     return plan;
   }

@@ -85,6 +85,18 @@ class BenchHarnessTest {
     brokerDrainsDeliverEveryRow(NatsBenchBroker::new);
   }
 
+  @Test
+  void a_started_relay_with_two_workers_delivers_every_row_once_and_retires_it() throws Exception {
+    NatsBenchBroker broker = new NatsBenchBroker();
+    try (Outbox4jBrokerDrain relay = new Outbox4jBrokerDrain(database, broker, true, 2)) {
+      relay.prepare(1_200);
+
+      assertThat(relay.execute(1_200).messages()).isEqualTo(1_200);
+      assertThat(database.count(Outbox4jBrokerDrain.TABLE_PREFIX + "outbox")).isZero();
+      assertThat(broker.stored()).isEqualTo(1_200);
+    }
+  }
+
   /** Both sides, unkeyed and keyed, each on a fresh destination that is deleted afterwards. */
   private void brokerDrainsDeliverEveryRow(BrokerFactory brokers) throws Exception {
     String table = Outbox4jBrokerDrain.TABLE_PREFIX + "outbox";
