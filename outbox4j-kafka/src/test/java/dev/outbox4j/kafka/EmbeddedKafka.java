@@ -32,6 +32,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
+import org.awaitility.Awaitility;
 
 /**
  * A real Kafka broker in this JVM: one KRaft node that is both broker and controller, on random loopback ports, with
@@ -143,7 +144,9 @@ public final class EmbeddedKafka {
   }
 
   /**
-   * Creates a topic and waits until it exists.
+   * Creates a topic and waits until the broker serves it: every partition has a leader in the broker's metadata. The
+   * controller accepts a new topic before the broker has applied it, and a client that asks in between (a consumer's
+   * {@code partitionsFor}) is told the topic has no partitions; on a loaded machine that gap is long enough to hit.
    *
    * @param name the topic
    * @param partitions how many partitions
@@ -154,6 +157,10 @@ public final class EmbeddedKafka {
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + name, e);
     }
+    Awaitility.await("topic " + name + " served with " + partitions + " partitions").atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+        .until(() -> admin.describeTopics(List.of(name)).allTopicNames().get(5, TimeUnit.SECONDS).get(name)
+            .partitions().stream().filter(partition -> partition.leader() != null).count() == partitions);
   }
 
   /**
