@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.spi.Retention;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,12 +24,19 @@ import java.util.Set;
  * Runs the benchmark scenarios, prints a markdown report and writes it to {@code bench-results/}.
  *
  * <pre>
- * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--n 50000 --runs 3"
- * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick"
- * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 50000 --runs 3"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 20000 --runs 2 --only kafka,rabbitmq,nats"
  * </pre>
+ *
+ * <p>{@code test-compile}, not {@code compile}: the in-process Kafka broker comes from outbox4j-kafka's test classes.
+ * Exits 0 after a run or {@code --help}, 2 (with the usage) on a bad argument.
  */
 public final class BenchMain {
+  /** The exit code for an unknown option or a bad value. */
+  static final int BAD_ARGUMENTS = 2;
+
   private BenchMain() {}
 
   /** Makes a scenario when its turn comes (so set-up of one does not disturb the measurement of another). */
@@ -44,15 +52,35 @@ public final class BenchMain {
    * @param args see {@link BenchOptions#usage()}
    */
   public static void main(String[] args) throws Exception {
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    // Exits explicitly: the in-process Kafka broker's threads would otherwise keep the JVM (and exec:java) waiting.
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /**
+   * Parses the arguments and runs the benchmark.
+   *
+   * @return the exit code: 0 after a run or {@code --help}; {@value #BAD_ARGUMENTS} on a bad argument, after printing
+   *     what is wrong and the usage to {@code err}
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+    if (BenchOptions.helpRequested(args)) {
+      out.print(BenchOptions.usage());
+      return 0;
+    }
     BenchOptions options;
     try {
       options = BenchOptions.parse(args);
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(BenchOptions.usage());
-      return;
+      err.println("error: " + e.getMessage());
+      err.print(BenchOptions.usage());
+      return BAD_ARGUMENTS;
     }
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    bench(options);
+    return 0;
+  }
+
+  private static void bench(BenchOptions options) throws Exception {
     BenchDatabase database = new BenchDatabase(options);
     String started = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19);
     String loadBefore = loadAverage();
@@ -120,6 +148,27 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.largePending(), "large")));
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
+    // Broker end to end: each baseline right before its outbox4j row, so the two share the machine's state.
+    for (boolean keyed : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of("kafka"), () -> new RawBrokerDrain(database, new KafkaBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("kafka"),
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2)));
+    }
+    for (boolean keyed : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of("rabbitmq"),
+          () -> new RawBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("rabbitmq"),
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("rabbitmq"),
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2)));
+    }
+    for (boolean keyed : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
+      plan.add(new Planned(Set.of("nats"),
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2)));
+    }
     return plan;
   }
 

@@ -41,7 +41,7 @@ record BenchOptions(
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS =
-      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim");
+      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim", "kafka", "rabbitmq", "nats");
 
   BenchOptions {
     only = Set.copyOf(only);
@@ -75,15 +75,28 @@ record BenchOptions(
 
   static String usage() {
     return """
-        usage: BenchMain [--n N] [--runs R] [--warmups W] [--only g1,g2] [--quick]
+        usage: BenchMain [--help] [--n N] [--runs R] [--warmups W] [--only g1,g2] [--quick]
                          [--url jdbc:postgresql://127.0.0.1:5432/test] [--user postgres]
                          [--writers 4] [--gruelbox-threads 8] [--latency-seconds 30] [--rate 2000]
                          [--small-pending 10000] [--large-pending 1000000] [--outbox-fillfactor 80]
           groups: %s
+          kafka, rabbitmq, nats: broker end to end, outbox4j relay vs hand-written JDBC + client library (Kafka runs
+            in-process; RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222 must be running)
+          --help, -h: print this and exit
           --quick = --n 5000 --runs 1 --latency-seconds 5 --large-pending 100000 (a smoke test, not a measurement)
         """.formatted(String.join(",", GROUPS));
   }
 
+  /** @return whether the arguments ask for the usage text instead of a run */
+  static boolean helpRequested(String[] args) {
+    return List.of(args).contains("--help") || List.of(args).contains("-h");
+  }
+
+  /**
+   * @param args the command line, without {@code --help}
+   * @return the options
+   * @throws IllegalArgumentException naming the option that is unknown, lacks a value, or has a bad value
+   */
   static BenchOptions parse(String[] args) {
     int messages = 50_000;
     int runs = 3;
@@ -105,27 +118,24 @@ record BenchOptions(
         quick = true;
         continue;
       }
-      if (arg.equals("--help") || arg.equals("-h")) {
-        throw new IllegalArgumentException("help requested");
-      }
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException(arg + " needs a value");
       }
       String value = args[++i];
       switch (arg) {
-        case "--n" -> messages = Integer.parseInt(value.replace("_", ""));
-        case "--runs" -> runs = Integer.parseInt(value);
-        case "--warmups" -> warmups = Integer.parseInt(value);
+        case "--n" -> messages = number(arg, value);
+        case "--runs" -> runs = number(arg, value);
+        case "--warmups" -> warmups = number(arg, value);
         case "--only" -> only.addAll(List.of(value.split(",")));
         case "--url" -> url = value;
         case "--user" -> user = value;
-        case "--writers" -> writers = Integer.parseInt(value);
-        case "--gruelbox-threads" -> gruelboxThreads = Integer.parseInt(value);
-        case "--latency-seconds" -> latencySeconds = Integer.parseInt(value);
-        case "--rate" -> rate = Integer.parseInt(value);
-        case "--small-pending" -> smallPending = Integer.parseInt(value.replace("_", ""));
-        case "--large-pending" -> largePending = Integer.parseInt(value.replace("_", ""));
-        case "--outbox-fillfactor" -> fillfactor = Integer.parseInt(value);
+        case "--writers" -> writers = number(arg, value);
+        case "--gruelbox-threads" -> gruelboxThreads = number(arg, value);
+        case "--latency-seconds" -> latencySeconds = number(arg, value);
+        case "--rate" -> rate = number(arg, value);
+        case "--small-pending" -> smallPending = number(arg, value);
+        case "--large-pending" -> largePending = number(arg, value);
+        case "--outbox-fillfactor" -> fillfactor = number(arg, value);
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
     }
@@ -137,5 +147,13 @@ record BenchOptions(
     }
     return new BenchOptions(messages, runs, warmups, only, url, user, writers, gruelboxThreads, latencySeconds, rate,
         smallPending, largePending, quick, fillfactor);
+  }
+
+  private static int number(String option, String value) {
+    try {
+      return Integer.parseInt(value.replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a whole number, was '" + value + "'");
+    }
   }
 }

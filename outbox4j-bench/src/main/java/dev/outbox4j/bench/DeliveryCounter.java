@@ -30,6 +30,17 @@ final class DeliveryCounter {
     }
   }
 
+  void add(long count) {
+    if (count > 0 && delivered.addAndGet(count) >= target) {
+      lock.lock();
+      try {
+        reached.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
   long count() {
     return delivered.get();
   }

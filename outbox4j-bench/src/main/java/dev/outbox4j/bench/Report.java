@@ -122,7 +122,32 @@ final class Report {
       new Target("claim cost growth: outbox4j claim at large / small backlog", "claim-outbox4j-large",
           "claim-outbox4j-small", Metric.OPERATION, false, 1.5),
       new Target("claim cost growth: raw claim at large / small backlog (reference)", "claim-raw-large",
-          "claim-raw-small", Metric.OPERATION, false, Double.NaN));
+          "claim-raw-small", Metric.OPERATION, false, Double.NaN),
+      broker("Kafka", "kafka", false),
+      broker("Kafka", "kafka", true),
+      broker("RabbitMQ", "rabbitmq", false),
+      broker("RabbitMQ", "rabbitmq", true),
+      broker("NATS JetStream", "nats", false),
+      broker("NATS JetStream", "nats", true),
+      brokerWorkers("Kafka", "kafka", false),
+      brokerWorkers("Kafka", "kafka", true),
+      brokerWorkers("RabbitMQ", "rabbitmq", false),
+      brokerWorkers("RabbitMQ", "rabbitmq", true),
+      brokerWorkers("NATS JetStream", "nats", false),
+      brokerWorkers("NATS JetStream", "nats", true));
+
+  private static Target broker(String title, String name, boolean keyed) {
+    String kind = keyed ? "keyed" : "unkeyed";
+    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay / JDBC + client baseline",
+        name + "-outbox4j-" + kind, name + "-raw-" + kind, Metric.THROUGHPUT, true, 0.8);
+  }
+
+  private static Target brokerWorkers(String title, String name, boolean keyed) {
+    String kind = keyed ? "keyed" : "unkeyed";
+    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay started with 2 workers"
+        + " / JDBC + client baseline (informational)", name + "-outbox4j-" + kind + "-2workers", name + "-raw-" + kind,
+        Metric.THROUGHPUT, true, Double.NaN);
+  }
 
   /** @return the ratios table; ratios whose scenarios did not run say so */
   String ratios() {

@@ -1,8 +1,11 @@
 package dev.outbox4j.bench;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox4j.jdbc.testing.RunDatabases;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -13,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Checks that the harness measures what it claims to: the drains really retire every row, and the CPU meter really
- * sees work done by our PostgreSQL backends. No timing is asserted.
+ * sees work done by our PostgreSQL backends; the broker drains really reach the broker (Kafka in-process, RabbitMQ
+ * and NATS JetStream on their usual ports); bad arguments fail the command line. No timing is asserted.
  */
 class BenchHarnessTest {
   private final BenchOptions options = BenchOptions.parse(
@@ -63,6 +67,87 @@ class BenchHarnessTest {
 
       assertThat(drain.execute(2_000).messages()).isEqualTo(2_000);
       assertThat(database.count("bench_o4j_outbox")).isZero();
+    }
+  }
+
+  @Test
+  void kafka_baseline_and_relay_each_put_every_row_into_the_topic_and_retire_it() throws Exception {
+    brokerDrainsDeliverEveryRow(KafkaBenchBroker::new);
+  }
+
+  @Test
+  void rabbitmq_baseline_and_relay_each_put_every_row_into_the_queue_and_retire_it() throws Exception {
+    brokerDrainsDeliverEveryRow(RabbitMqBenchBroker::new);
+  }
+
+  @Test
+  void nats_baseline_and_relay_each_put_every_row_into_the_stream_and_retire_it() throws Exception {
+    brokerDrainsDeliverEveryRow(NatsBenchBroker::new);
+  }
+
+  @Test
+  void a_started_relay_with_two_workers_delivers_every_row_once_and_retires_it() throws Exception {
+    NatsBenchBroker broker = new NatsBenchBroker();
+    try (Outbox4jBrokerDrain relay = new Outbox4jBrokerDrain(database, broker, true, 2)) {
+      relay.prepare(1_200);
+
+      assertThat(relay.execute(1_200).messages()).isEqualTo(1_200);
+      assertThat(database.count(Outbox4jBrokerDrain.TABLE_PREFIX + "outbox")).isZero();
+      assertThat(broker.stored()).isEqualTo(1_200);
+    }
+  }
+
+  /** Both sides, unkeyed and keyed, each on a fresh destination that is deleted afterwards. */
+  private void brokerDrainsDeliverEveryRow(BrokerFactory brokers) throws Exception {
+    String table = Outbox4jBrokerDrain.TABLE_PREFIX + "outbox";
+    for (boolean keyed : new boolean[] {false, true}) {
+      BenchBroker rawBroker = brokers.open();
+      try (RawBrokerDrain raw = new RawBrokerDrain(database, rawBroker, keyed)) {
+        raw.prepare(1_200);
+        assertThat(raw.execute(1_200).messages()).isEqualTo(1_200);
+        assertThat(database.count(table)).isZero();
+        assertThat(rawBroker.stored()).isEqualTo(1_200);
+      }
+      BenchBroker relayBroker = brokers.open();
+      try (Outbox4jBrokerDrain relay = new Outbox4jBrokerDrain(database, relayBroker, keyed)) {
+        relay.prepare(1_200);
+        assertThat(relay.execute(1_200).messages()).isEqualTo(1_200);
+        assertThat(database.count(table)).isZero();
+        assertThat(relayBroker.stored()).isEqualTo(1_200);
+      }
+    }
+  }
+
+  @FunctionalInterface
+  private interface BrokerFactory {
+    BenchBroker open() throws Exception;
+  }
+
+  @Test
+  void help_prints_the_usage_and_exits_zero() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int code = BenchMain.run(new String[] {"--help"}, new PrintStream(out, true, UTF_8), new PrintStream(err, true,
+        UTF_8));
+
+    assertThat(code).isZero();
+    assertThat(out.toString(UTF_8)).startsWith("usage: BenchMain").contains("kafka,rabbitmq,nats");
+    assertThat(err.toString(UTF_8)).isEmpty();
+  }
+
+  @Test
+  void an_unknown_option_or_a_bad_number_exits_non_zero_with_the_usage() throws Exception {
+    for (String[] args : List.of(new String[] {"--bogus", "1"}, new String[] {"--n", "lots"},
+        new String[] {"--only", "kafka,nope"}, new String[] {"--runs"})) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+      int code = BenchMain.run(args, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+
+      assertThat(code).as(String.join(" ", args)).isEqualTo(BenchMain.BAD_ARGUMENTS);
+      assertThat(err.toString(UTF_8)).as(String.join(" ", args)).startsWith("error: ").contains("usage: BenchMain");
+      assertThat(out.toString(UTF_8)).isEmpty();
     }
   }
 

@@ -32,6 +32,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
+import org.awaitility.Awaitility;
 
 /**
  * A real Kafka broker in this JVM: one KRaft node that is both broker and controller, on random loopback ports, with
@@ -44,8 +45,10 @@ import org.apache.kafka.server.common.MetadataVersion;
  * address of a {@link TcpProxy} that a test can cut and restore to simulate an outage. Kafka hands a client the
  * addresses of the listener it bootstrapped through, so a client that bootstraps via {@link #proxiedBootstrapServers()}
  * talks to the broker only through the proxy.
+ *
+ * <p>Public because the benchmarks (outbox4j-bench) drive the same broker through this module's test-jar. Thread-safe.
  */
-final class EmbeddedKafka {
+public final class EmbeddedKafka {
   private static EmbeddedKafka shared;
 
   private final Path directory;
@@ -112,7 +115,7 @@ final class EmbeddedKafka {
   }
 
   /** @return the broker shared by every test in this JVM, started on first use */
-  static synchronized EmbeddedKafka shared() {
+  public static synchronized EmbeddedKafka shared() {
     if (shared == null) {
       try {
         shared = new EmbeddedKafka();
@@ -126,7 +129,7 @@ final class EmbeddedKafka {
   }
 
   /** @return {@code host:port} of the broker's direct listener */
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return bootstrapServers;
   }
 
@@ -141,24 +144,30 @@ final class EmbeddedKafka {
   }
 
   /**
-   * Creates a topic and waits until it exists.
+   * Creates a topic and waits until the broker serves it: every partition has a leader in the broker's metadata. The
+   * controller accepts a new topic before the broker has applied it, and a client that asks in between (a consumer's
+   * {@code partitionsFor}) is told the topic has no partitions; on a loaded machine that gap is long enough to hit.
    *
    * @param name the topic
    * @param partitions how many partitions
    */
-  void createTopic(String name, int partitions) {
+  public void createTopic(String name, int partitions) {
     try {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + name, e);
     }
+    Awaitility.await("topic " + name + " served with " + partitions + " partitions").atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+        .until(() -> admin.describeTopics(List.of(name)).allTopicNames().get(5, TimeUnit.SECONDS).get(name)
+            .partitions().stream().filter(partition -> partition.leader() != null).count() == partitions);
   }
 
   /**
    * @param topic an existing topic
    * @return a consumer assigned to every partition of the topic, reading from the start; the caller closes it
    */
-  KafkaConsumer<byte[], byte[]> consumerFromStart(String topic) {
+  public KafkaConsumer<byte[], byte[]> consumerFromStart(String topic) {
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
@@ -171,6 +180,19 @@ final class EmbeddedKafka {
     consumer.assign(assigned);
     consumer.seekToBeginning(assigned);
     return consumer;
+  }
+
+  /**
+   * Deletes a topic and waits until the broker accepted the deletion.
+   *
+   * @param name the topic
+   */
+  public void deleteTopic(String name) {
+    try {
+      admin.deleteTopics(List.of(name)).all().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot delete topic " + name, e);
+    }
   }
 
   /** @return a loopback port where nothing listens (a free port, released again) */
