@@ -124,6 +124,22 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
+  void reuse_spring_client_takes_rabbitmq_settings_from_the_applications_connection_factory() {
+    runner.withBean(org.springframework.amqp.rabbit.connection.ConnectionFactory.class, () -> {
+      var factory = new org.springframework.amqp.rabbit.connection.CachingConnectionFactory("127.0.0.9", 5699);
+      factory.setUsername("orders-app");
+      factory.setVirtualHost("shop");
+      return factory;
+    }).withPropertyValues("outbox4j.transport.type=rabbitmq", "outbox4j.transport.reuse-spring-client=true",
+            "outbox4j.transport.rabbitmq.confirm-timeout=3s", "outbox4j.relay.enabled=false")
+        .run(context -> assertThat(context.getBean(RabbitMqTransport.class).toString())
+            .contains("127.0.0.9:5699shop as orders-app").contains("confirmTimeout=PT3S"));
+    runner.withPropertyValues("outbox4j.transport.type=rabbitmq", "outbox4j.transport.reuse-spring-client=true")
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("needs a single Spring AMQP ConnectionFactory bean"));
+  }
+
+  @Test
   void a_misspelt_transport_property_fails_start_up_naming_it() {
     runner.withPropertyValues("outbox4j.transport.type=rabbitmq", "outbox4j.transport.rabbitmq.hots=127.0.0.1")
         .run(context -> assertThat(context).hasFailed().getFailure().rootCause()

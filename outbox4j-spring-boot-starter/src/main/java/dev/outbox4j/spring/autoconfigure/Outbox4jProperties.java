@@ -443,6 +443,13 @@ public class Outbox4jProperties {
      */
     private @Nullable String type;
 
+    /**
+     * Take the transport's connection settings from the client Spring Boot already configured (RabbitMQ: the Spring
+     * AMQP ConnectionFactory's host, port, virtual host, user and password); keys under the transport's own map still
+     * win. The transport opens its own connection (publisher confirms need a channel of their own).
+     */
+    private boolean reuseSpringClient = false;
+
     /** Kafka settings, as documented by KafkaTransport.fromProperties (for example {@code bootstrap.servers}). */
     private Map<String, String> kafka = new LinkedHashMap<>();
 
@@ -461,6 +468,14 @@ public class Outbox4jProperties {
 
     public void setType(@Nullable String type) {
       this.type = type;
+    }
+
+    public boolean isReuseSpringClient() {
+      return reuseSpringClient;
+    }
+
+    public void setReuseSpringClient(boolean reuseSpringClient) {
+      this.reuseSpringClient = reuseSpringClient;
     }
 
     public Map<String, String> getKafka() {

@@ -5,7 +5,10 @@ import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.nats.NatsTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
 import dev.outbox4j.spi.Transport;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -75,9 +78,50 @@ public class Outbox4jTransportAutoConfiguration {
   static class RabbitMq {
     @Bean
     @ConditionalOnMissingBean(Transport.class)
-    RabbitMqTransport outbox4jTransport(Outbox4jProperties properties) {
-      return RabbitMqTransport.fromProperties(properties.getTransport().getRabbitmq());
+    RabbitMqTransport outbox4jTransport(Outbox4jProperties properties, ObjectProvider<SpringRabbitSettings> spring) {
+      Map<String, String> settings = new LinkedHashMap<>();
+      if (properties.getTransport().isReuseSpringClient()) {
+        SpringRabbitSettings source = spring.getIfAvailable();
+        if (source == null) {
+          throw new IllegalStateException("outbox4j.transport.reuse-spring-client=true needs a single Spring AMQP "
+              + "ConnectionFactory bean (spring-boot-starter-amqp)");
+        }
+        settings.putAll(source.settings());
+      }
+      settings.putAll(properties.getTransport().getRabbitmq());
+      return RabbitMqTransport.fromProperties(settings);
     }
+  }
+
+  /** Reads the application's Spring AMQP connection settings, when Spring AMQP is on the class path. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.amqp.rabbit.connection.AbstractConnectionFactory")
+  @ConditionalOnProperty(prefix = "outbox4j.transport", name = "reuse-spring-client", havingValue = "true")
+  static class SpringAmqp {
+    @Bean
+    SpringRabbitSettings outbox4jSpringRabbitSettings(
+        ObjectProvider<org.springframework.amqp.rabbit.connection.ConnectionFactory> factory) {
+      return () -> {
+        if (!(factory.getIfUnique() instanceof AbstractConnectionFactory spring)) {
+          throw new IllegalStateException("outbox4j.transport.reuse-spring-client=true needs a single Spring AMQP "
+              + "ConnectionFactory bean derived from AbstractConnectionFactory (Spring Boot's CachingConnectionFactory)");
+        }
+        com.rabbitmq.client.ConnectionFactory rabbit = spring.getRabbitConnectionFactory();
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("host", rabbit.getHost());
+        settings.put("port", String.valueOf(rabbit.getPort()));
+        settings.put("virtual-host", rabbit.getVirtualHost());
+        settings.put("username", rabbit.getUsername());
+        settings.put("password", rabbit.getPassword());
+        return settings;
+      };
+    }
+  }
+
+  /** The connection settings of the application's own RabbitMQ client, in the transport's properties form. */
+  @FunctionalInterface
+  interface SpringRabbitSettings {
+    Map<String, String> settings();
   }
 
   /** NATS JetStream, through {@code NatsTransport.fromProperties}. */
