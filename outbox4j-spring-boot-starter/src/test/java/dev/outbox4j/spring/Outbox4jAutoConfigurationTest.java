@@ -67,6 +67,18 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
+  void without_transaction_own_transaction_lets_a_write_outside_a_transaction_commit_on_its_own() {
+    Message message = Message.builder().withDestination("audit").build();
+    runner.run(context -> org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> context.getBean(TransactionalOutbox.class).write(message))
+        .isInstanceOf(OutboxTransactionRequiredException.class));
+    runner.withPropertyValues("outbox4j.write.without-transaction=own-transaction").run(context -> {
+      context.getBean(TransactionalOutbox.class).write(message);
+      assertThat(context.getBean(JdbcOutboxStore.class).find(message.id())).isPresent();
+    });
+  }
+
+  @Test
   void without_a_data_source_nothing_is_created() {
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(Outbox4jTransportAutoConfiguration.class,
@@ -121,6 +133,18 @@ class Outbox4jAutoConfigurationTest {
     runner.withPropertyValues("outbox4j.transport.type=rabbitmq", "outbox4j.transport.rabbitmq.host=127.0.0.1",
             "outbox4j.transport.rabbitmq.confirm-timeout=3s", "outbox4j.relay.enabled=false")
         .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RabbitMqTransport.class));
+  }
+
+  @Test
+  void transport_type_kafka_binds_dotted_kafka_keys() {
+    runner.withPropertyValues("outbox4j.transport.type=kafka", "outbox4j.transport.kafka.bootstrap.servers=127.0.0.1:9",
+            "outbox4j.transport.kafka.kafka.compression.type=lz4", "outbox4j.relay.enabled=false")
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(KafkaTransport.class);
+          assertThat(context.getBean(dev.outbox4j.spring.autoconfigure.Outbox4jProperties.class).getTransport()
+              .getKafka()).containsEntry("bootstrap.servers", "127.0.0.1:9")
+              .containsEntry("kafka.compression.type", "lz4");
+        });
   }
 
   @Test

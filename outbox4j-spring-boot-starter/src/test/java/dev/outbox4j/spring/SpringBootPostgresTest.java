@@ -10,6 +10,7 @@ import dev.outbox4j.spring.actuate.OutboxEndpoint;
 import dev.outbox4j.spring.app.OrderNoted;
 import dev.outbox4j.spring.app.OrderService;
 import dev.outbox4j.spring.app.OrdersTestApplication;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Queue;
@@ -41,6 +42,8 @@ class SpringBootPostgresTest {
   ApplicationEventPublisher events;
   @Autowired
   OutboxEndpoint endpoint;
+  @Autowired
+  MeterRegistry meters;
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
@@ -71,6 +74,8 @@ class SpringBootPostgresTest {
     Message message = await().atMost(Duration.ofSeconds(10)).until(() -> deliveredFor(order), m -> m != null);
     assertThat(message.orderingKey()).contains(order);
     assertThat(new String(message.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"orderId\":\"" + order + "\"}");
+    await().atMost(Duration.ofSeconds(10)).until(() -> meters.find("outbox4j.delivered").counter() != null
+        && meters.find("outbox4j.delivered").counter().count() >= 1);
   }
 
   @Test

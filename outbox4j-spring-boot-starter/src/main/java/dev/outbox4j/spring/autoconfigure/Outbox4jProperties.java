@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code outbox4j.*} properties. Every default is the core's own constant, so a property left out behaves exactly
+ * The outbox4j.* properties. Every default is the core's own constant, so a property left out behaves exactly
  * like the plain library. Validated when the components are built: a value out of range fails start-up with the
  * core's message, which names the option.
  *
@@ -36,8 +36,8 @@ public class Outbox4jProperties {
   private final Events events = new Events();
 
   /**
-   * When to apply outbox4j's schema migrations at start-up: {@code auto} (the default) applies them unless Flyway or
-   * Liquibase is on the class path (then copy the migration files into your own), {@code always}, or {@code never}.
+   * When to apply outbox4j's schema migrations at start-up: auto (the default) applies them unless Flyway or
+   * Liquibase is on the class path (then copy the migration files into your own), always, or never.
    */
   private Migrate migrate = Migrate.AUTO;
 
@@ -158,8 +158,8 @@ public class Outbox4jProperties {
   /** The write side. */
   public static class Write {
     /**
-     * What a write with no Spring-managed transaction in progress does: {@code refuse} (the default) or
-     * {@code own-transaction}.
+     * What a write with no Spring-managed transaction in progress does: refuse (the default) or
+     * own-transaction.
      */
     private WithoutTransaction withoutTransaction = WithoutTransaction.REFUSE;
 
@@ -357,7 +357,7 @@ public class Outbox4jProperties {
 
   /** When to retry a failed delivery and when to quarantine it. */
   public static class Retry {
-    /** {@code exponential} (the default: base, multiplier, cap, full jitter) or {@code linear} (step + cap). */
+    /** exponential (the default: base, multiplier, cap, full jitter) or linear (step + cap). */
     private Kind kind = Kind.EXPONENTIAL;
 
     /** First delay (exponential) or the step added per attempt (linear). */
@@ -438,8 +438,8 @@ public class Outbox4jProperties {
   /** The relay's transport, built from properties when its module is on the class path. */
   public static class Transport {
     /**
-     * Which transport the relay uses: {@code kafka}, {@code rabbitmq}, {@code nats} or {@code http}. Unset: no
-     * transport is built from properties (declare a {@code Transport} bean, or run the relay elsewhere).
+     * Which transport the relay uses: kafka, rabbitmq, nats or http. Unset: no
+     * transport is built from properties (declare a Transport bean, or run the relay elsewhere).
      */
     private @Nullable String type;
 
@@ -450,16 +450,16 @@ public class Outbox4jProperties {
      */
     private boolean reuseSpringClient = false;
 
-    /** Kafka settings, as documented by KafkaTransport.fromProperties (for example {@code bootstrap.servers}). */
+    /** Kafka settings, as documented by KafkaTransport.fromProperties (for example bootstrap.servers). */
     private Map<String, String> kafka = new LinkedHashMap<>();
 
-    /** RabbitMQ settings, as documented by RabbitMqTransport.fromProperties (for example {@code host}). */
+    /** RabbitMQ settings, as documented by RabbitMqTransport.fromProperties (for example host). */
     private Map<String, String> rabbitmq = new LinkedHashMap<>();
 
-    /** NATS settings, as documented by NatsTransport.fromProperties (for example {@code servers}). */
+    /** NATS settings, as documented by NatsTransport.fromProperties (for example servers). */
     private Map<String, String> nats = new LinkedHashMap<>();
 
-    /** HTTP settings, as documented by HttpTransport.fromProperties (for example {@code endpoint.orders}). */
+    /** HTTP settings, as documented by HttpTransport.fromProperties (for example endpoint.orders). */
     private Map<String, String> http = new LinkedHashMap<>();
 
     public @Nullable String getType() {
@@ -550,7 +550,7 @@ public class Outbox4jProperties {
     }
   }
 
-  /** The Actuator health indicator {@code outbox4j}. */
+  /** The Actuator health indicator outbox4j. */
   public static class Health {
     /**
      * Lag (age of the oldest waiting entry) above which the health is OUT_OF_SERVICE; unset (the default) never
