@@ -148,6 +148,16 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
+  void reuse_spring_client_takes_kafka_bootstrap_servers_from_spring_kafka() {
+    runner.withPropertyValues("outbox4j.transport.type=kafka", "outbox4j.transport.reuse-spring-client=true",
+            "spring.kafka.bootstrap-servers=127.0.0.1:9,127.0.0.1:10", "outbox4j.relay.enabled=false")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(KafkaTransport.class));
+    runner.withPropertyValues("outbox4j.transport.type=kafka", "outbox4j.transport.reuse-spring-client=true",
+            "spring.kafka.bootstrap-servers=bad host", "outbox4j.relay.enabled=false")
+        .run(context -> assertThat(context).hasFailed());
+  }
+
+  @Test
   void reuse_spring_client_takes_rabbitmq_settings_from_the_applications_connection_factory() {
     runner.withBean(org.springframework.amqp.rabbit.connection.ConnectionFactory.class, () -> {
       var factory = new org.springframework.amqp.rabbit.connection.CachingConnectionFactory("127.0.0.9", 5699);

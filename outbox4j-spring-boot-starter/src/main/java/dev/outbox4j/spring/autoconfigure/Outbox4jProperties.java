@@ -444,9 +444,10 @@ public class Outbox4jProperties {
     private @Nullable String type;
 
     /**
-     * Take the transport's connection settings from the client Spring Boot already configured (RabbitMQ: the Spring
-     * AMQP ConnectionFactory's host, port, virtual host, user and password); keys under the transport's own map still
-     * win. The transport opens its own connection (publisher confirms need a channel of their own).
+     * Take the transport's connection settings from the client Spring Boot already configured: RabbitMQ, the Spring
+     * AMQP ConnectionFactory's host, port, virtual host, user and password; Kafka, spring.kafka.bootstrap-servers (or
+     * spring.kafka.producer.bootstrap-servers). Keys under the transport's own map still win. The transport opens its
+     * own connection (its confirms need a client of their own).
      */
     private boolean reuseSpringClient = false;
 

@@ -6,6 +6,7 @@ import dev.outbox4j.nats.NatsTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
 import dev.outbox4j.spi.Transport;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,7 +16,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Builds the relay's {@link Transport} from {@code outbox4j.transport.<type>.*} when {@code outbox4j.transport.type}
@@ -66,8 +70,17 @@ public class Outbox4jTransportAutoConfiguration {
   static class Kafka {
     @Bean
     @ConditionalOnMissingBean(Transport.class)
-    KafkaTransport outbox4jTransport(Outbox4jProperties properties) {
-      return KafkaTransport.fromProperties(properties.getTransport().getKafka());
+    KafkaTransport outbox4jTransport(Outbox4jProperties properties, Environment environment) {
+      Map<String, String> settings = new LinkedHashMap<>();
+      if (properties.getTransport().isReuseSpringClient()) {
+        Binder binder = Binder.get(environment);
+        Bindable<List<String>> list = Bindable.listOf(String.class);
+        List<String> servers = binder.bind("spring.kafka.producer.bootstrap-servers", list)
+            .orElseGet(() -> binder.bind("spring.kafka.bootstrap-servers", list).orElse(List.of("localhost:9092")));
+        settings.put("bootstrap.servers", String.join(",", servers));
+      }
+      settings.putAll(properties.getTransport().getKafka());
+      return KafkaTransport.fromProperties(settings);
     }
   }
 
