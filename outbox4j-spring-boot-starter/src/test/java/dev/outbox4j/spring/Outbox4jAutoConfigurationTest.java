@@ -13,6 +13,7 @@ import dev.outbox4j.json.JsonFlowStateCodec;
 import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.memory.InProcessTransport;
 import dev.outbox4j.micrometer.OutboxMetrics;
+import dev.outbox4j.opentelemetry.TracingInbox;
 import dev.outbox4j.opentelemetry.TracingOutbox;
 import dev.outbox4j.opentelemetry.TracingTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
@@ -272,6 +273,9 @@ class Outbox4jAutoConfigurationTest {
     });
     runner.withPropertyValues("outbox4j.tracing.enabled=false")
         .run(context -> assertThat(context.getBean("outbox4jWriter")).isNotInstanceOf(TracingOutbox.class));
+    runner.withPropertyValues("outbox4j.inbox.enabled=true")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TracingInbox.class));
+    runner.run(context -> assertThat(context).doesNotHaveBean(TracingInbox.class));
     runner.withClassLoader(new FilteredClassLoader(TracingTransport.class))
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Outbox4jCustomizer.class));
   }

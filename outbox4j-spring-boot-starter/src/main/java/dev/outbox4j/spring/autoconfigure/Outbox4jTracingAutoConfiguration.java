@@ -1,6 +1,8 @@
 package dev.outbox4j.spring.autoconfigure;
 
 import dev.outbox4j.Outbox;
+import dev.outbox4j.jdbc.inbox.JdbcInbox;
+import dev.outbox4j.opentelemetry.TracingInbox;
 import dev.outbox4j.opentelemetry.TracingOutbox;
 import dev.outbox4j.opentelemetry.TracingTransport;
 import dev.outbox4j.spi.Transport;
@@ -11,19 +13,23 @@ import java.sql.Connection;
 import java.util.Locale;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.Ordered;
 
 /**
  * OpenTelemetry trace propagation when {@code outbox4j-opentelemetry} is on the class path: a customizer that wraps
  * the writer in {@link TracingOutbox} and the relay's transport in {@link TracingTransport}. Spans go to the
  * application's {@link OpenTelemetry} bean, or to {@link GlobalOpenTelemetry} (the Java agent's) when there is none.
- * Off with {@code outbox4j.tracing.enabled=false}.
+ * When the starter made a {@link JdbcInbox}, a {@link TracingInbox} around it is a bean too: consumers call its
+ * {@code handleOnce(..., headers, handler)} to run their handler in a CONSUMER span. Off with
+ * {@code outbox4j.tracing.enabled=false}.
  */
-@AutoConfiguration(beforeName = "dev.outbox4j.spring.autoconfigure.Outbox4jAutoConfiguration",
+@AutoConfiguration(after = Outbox4jAutoConfiguration.class,
     afterName = "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration")
 @ConditionalOnClass({TracingTransport.class, OpenTelemetry.class})
 @ConditionalOnProperty(prefix = "outbox4j.tracing", name = "enabled", matchIfMissing = true)
@@ -40,6 +46,19 @@ public class Outbox4jTracingAutoConfiguration {
   @ConditionalOnMissingBean(name = "outbox4jTracingCustomizer")
   public Outbox4jCustomizer outbox4jTracingCustomizer(ObjectProvider<OpenTelemetry> openTelemetry) {
     return new TracingCustomizer(openTelemetry);
+  }
+
+  /**
+   * @param inbox the starter's inbox
+   * @param openTelemetry the application's OpenTelemetry, if it has one
+   * @return the inbox with CONSUMER spans; primary, so an injected {@code Inbox<Connection>} is the traced one
+   */
+  @Bean
+  @Primary
+  @ConditionalOnBean(JdbcInbox.class)
+  @ConditionalOnMissingBean(TracingInbox.class)
+  public TracingInbox<Connection> outbox4jTracingInbox(JdbcInbox inbox, ObjectProvider<OpenTelemetry> openTelemetry) {
+    return TracingInbox.wrap(inbox, openTelemetry.getIfAvailable(GlobalOpenTelemetry::get));
   }
 
   /** Wraps the writer and the transport; ordered last. */
