@@ -25,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * @param availableAt the earliest time it may be claimed: its not-before time, then its next attempt time
  * @param deliveredAt when it was confirmed, or {@code null}
  * @param deliveryResult what the entry-face {@code markDelivered} recorded, or {@code null}
- * @param version the optimistic-concurrency version; {@code 0} for an entry not yet stored
+ * @param version the optimistic-concurrency version; {@code 0} for an entry not yet stored (the only version
+ *     {@link dev.outbox4j.spi.OutboxStore#save} inserts; any other version names an entry read from the store)
+ * @param quarantineKind what kind of reason {@code quarantineReason} is, or {@code null} unless quarantined (and for
+ *     entries quarantined before schema version 3 whose kind could not be told)
  */
 public record OutboxEntry(
     Message message,
@@ -38,7 +41,8 @@ public record OutboxEntry(
     Instant availableAt,
     @Nullable Instant deliveredAt,
     @Nullable String deliveryResult,
-    long version) {
+    long version,
+    @Nullable QuarantineKind quarantineKind) {
 
   /**
    * @throws NullPointerException if a required field is {@code null}
@@ -52,6 +56,26 @@ public record OutboxEntry(
     if (attempts < 0 || sequence < 0 || version < 0) {
       throw new IllegalArgumentException("attempts, sequence and version must not be negative");
     }
+  }
+
+  /**
+   * An entry without a quarantine kind (every status but {@link EntryStatus#QUARANTINED}).
+   *
+   * @throws NullPointerException if a required field is {@code null}
+   * @throws IllegalArgumentException if attempts, sequence or version is negative
+   */
+  public OutboxEntry(Message message, long sequence, EntryStatus status, int attempts, @Nullable String lastError,
+      @Nullable String quarantineReason, Instant createdAt, Instant availableAt, @Nullable Instant deliveredAt,
+      @Nullable String deliveryResult, long version) {
+    this(message, sequence, status, attempts, lastError, quarantineReason, createdAt, availableAt, deliveredAt,
+        deliveryResult, version, null);
+  }
+
+  /** @return the typed quarantine reason when the entry is quarantined with a known kind, else empty */
+  public java.util.Optional<QuarantineReason> quarantine() {
+    return quarantineKind == null || quarantineReason == null || quarantineReason.isBlank()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new QuarantineReason(quarantineKind, quarantineReason));
   }
 
   /**
@@ -77,7 +101,16 @@ public record OutboxEntry(
    */
   public OutboxEntry withStatus(EntryStatus newStatus) {
     return new OutboxEntry(message, sequence, newStatus, attempts, lastError, quarantineReason, createdAt,
-        availableAt, deliveredAt, deliveryResult, version);
+        availableAt, deliveredAt, deliveryResult, version, quarantineKind);
+  }
+
+  /**
+   * @param reason the quarantine reason for the copy, or {@code null} to clear it
+   * @return a copy with that reason and kind (the status is not changed)
+   */
+  public OutboxEntry withQuarantine(@Nullable QuarantineReason reason) {
+    return new OutboxEntry(message, sequence, status, attempts, lastError, reason == null ? null : reason.text(),
+        createdAt, availableAt, deliveredAt, deliveryResult, version, reason == null ? null : reason.kind());
   }
 
   /**
@@ -87,7 +120,7 @@ public record OutboxEntry(
    */
   public OutboxEntry withAttempts(int newAttempts, @Nullable String newLastError) {
     return new OutboxEntry(message, sequence, status, newAttempts, newLastError, quarantineReason, createdAt,
-        availableAt, deliveredAt, deliveryResult, version);
+        availableAt, deliveredAt, deliveryResult, version, quarantineKind);
   }
 
   /**
@@ -96,7 +129,7 @@ public record OutboxEntry(
    */
   public OutboxEntry withAvailableAt(Instant newAvailableAt) {
     return new OutboxEntry(message, sequence, status, attempts, lastError, quarantineReason, createdAt,
-        newAvailableAt, deliveredAt, deliveryResult, version);
+        newAvailableAt, deliveredAt, deliveryResult, version, quarantineKind);
   }
 
   /** Never includes the payload. */

@@ -396,7 +396,7 @@ public final class DefaultRelay implements Relay {
         confirmedDeliveries.add(delivery);
       } else if (outcome instanceof DeliveryOutcome.Permanent permanent) {
         String reason = truncate("permanent failure: " + permanent.reason());
-        if (quarantine(claim, reason)) {
+        if (quarantine(claim, dev.outbox4j.QuarantineReason.permanentFailure(reason))) {
           quarantined++;
         } else {
           lost++;
@@ -405,7 +405,7 @@ public final class DefaultRelay implements Relay {
         int attempts = claim.entry().attempts() + 1;
         if (settings.retryPolicy().isExhausted(attempts)) {
           String reason = truncate("gave up after " + attempts + " attempts: " + retryable.reason());
-          if (quarantine(claim, reason)) {
+          if (quarantine(claim, dev.outbox4j.QuarantineReason.retriesExhausted(reason))) {
             quarantined++;
           } else {
             lost++;
@@ -448,9 +448,9 @@ public final class DefaultRelay implements Relay {
     return new RelayResult(0, delivered, failed, quarantined, lost);
   }
 
-  private boolean quarantine(Claim claim, String reason) {
+  private boolean quarantine(Claim claim, dev.outbox4j.QuarantineReason reason) {
     if (store.quarantine(claim, reason)) {
-      notifyListeners(l -> l.onQuarantined(claim.entry(), reason));
+      notifyListeners(l -> l.onQuarantined(claim.entry(), reason.text()));
       return true;
     }
     notifyListeners(l -> l.onClaimLost(claim.entry()));

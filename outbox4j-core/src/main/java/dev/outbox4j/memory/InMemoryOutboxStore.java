@@ -7,10 +7,14 @@ import dev.outbox4j.Message;
 import dev.outbox4j.MessageLimits;
 import dev.outbox4j.OptimisticConflictException;
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.QuarantineReason;
+import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
 import java.time.Clock;
 import java.time.Duration;
@@ -207,15 +211,16 @@ public final class InMemoryOutboxStore implements OutboxStore {
   }
 
   @Override
-  public boolean quarantine(Claim claim, String reason) {
+  public boolean quarantine(Claim claim, QuarantineReason reason) {
     synchronized (lock) {
       Row row = fenced(claim);
       if (row == null) {
         return false;
       }
       OutboxEntry e = row.entry;
-      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts() + 1, clip(reason),
-          clip(reason), e.createdAt(), e.availableAt(), null, null, e.version() + 1));
+      String text = clip(reason.text());
+      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts() + 1, text, text,
+          e.createdAt(), e.availableAt(), null, null, e.version() + 1, reason.kind()));
       return true;
     }
   }
@@ -227,7 +232,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       Long after = query.afterSequence();
       Map<Long, Row> rows = after == null ? undelivered : undelivered.tailMap(after, false);
       for (Row row : rows.values()) {
-        if (row.entry.status() == EntryStatus.QUARANTINED) {
+        if (row.entry.status().awaitsOperator()) {
           page.add(row.entry);
           if (page.size() == query.limit()) {
             break;
@@ -242,26 +247,82 @@ public final class InMemoryOutboxStore implements OutboxStore {
   public boolean requeue(UUID id, Instant now) {
     synchronized (lock) {
       Row row = byId.get(id);
-      if (row == null || row.entry.status() != EntryStatus.QUARANTINED) {
+      if (row == null || !row.entry.status().awaitsOperator()) {
         return false;
       }
-      OutboxEntry e = row.entry;
-      set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.PENDING, 0, e.lastError(), null, e.createdAt(),
-          now, null, null, e.version() + 1));
+      requeue(row, now);
       return true;
     }
+  }
+
+  private void requeue(Row row, Instant now) {
+    OutboxEntry e = row.entry;
+    set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.PENDING, 0, e.lastError(), null, e.createdAt(),
+        now, null, null, e.version() + 1));
   }
 
   @Override
   public boolean discard(UUID id) {
     synchronized (lock) {
       Row row = byId.get(id);
-      if (row == null || row.entry.status() != EntryStatus.QUARANTINED) {
+      if (row == null || !row.entry.status().awaitsOperator()) {
         return false;
       }
       remove(row);
       return true;
     }
+  }
+
+  @Override
+  public int requeueAll(QuarantineSelector selector, Instant now, int limit) {
+    synchronized (lock) {
+      List<Row> rows = selected(selector, limit);
+      rows.forEach(row -> requeue(row, now));
+      return rows.size();
+    }
+  }
+
+  @Override
+  public int discardAll(QuarantineSelector selector, int limit) {
+    synchronized (lock) {
+      List<Row> rows = selected(selector, limit);
+      rows.forEach(this::remove);
+      return rows.size();
+    }
+  }
+
+  /** @return up to {@code limit} rows waiting for an operator that the selector matches, oldest first */
+  private List<Row> selected(QuarantineSelector selector, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    List<Row> found = new ArrayList<>();
+    for (Row row : undelivered.values()) {
+      if (found.size() == limit) {
+        break;
+      }
+      if (matches(selector, row.entry)) {
+        found.add(row);
+      }
+    }
+    return found;
+  }
+
+  private static boolean matches(QuarantineSelector selector, OutboxEntry e) {
+    if (!e.status().awaitsOperator()) {
+      return false;
+    }
+    if (selector.orderingKey() != null && !selector.orderingKey().equals(e.message().orderingKey().orElse(null))) {
+      return false;
+    }
+    if (selector.destination() != null && !selector.destination().equals(e.message().destination())) {
+      return false;
+    }
+    if (selector.kind() != null && selector.kind() != e.quarantineKind()) {
+      return false;
+    }
+    String reason = e.quarantineReason() != null ? e.quarantineReason() : e.lastError();
+    return selector.reasonContains() == null || (reason != null && reason.contains(selector.reasonContains()));
   }
 
   @Override
@@ -298,8 +359,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
       long quarantinedCount = 0;
       Instant oldest = null;
       for (Row row : undelivered.values()) {
-        if (row.entry.status() == EntryStatus.QUARANTINED) {
+        if (row.entry.status().awaitsOperator()) {
           quarantinedCount++;
+          continue;
+        }
+        if (!row.entry.status().isDeliverable()) {
           continue;
         }
         pending++;
@@ -342,8 +406,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<OutboxEntry> findPending(int max) {
-    requirePositive(max);
+    EntryTransitions.checkMax(max);
     List<OutboxEntry> found = new ArrayList<>();
+    if (max == 0) {
+      return found;
+    }
     synchronized (lock) {
       for (Row row : undelivered.values()) {
         if (row.entry.status() == EntryStatus.PENDING) {
@@ -359,8 +426,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<OutboxEntry> findRetryReady(Instant now, int max) {
-    requirePositive(max);
+    EntryTransitions.checkMax(max);
     List<OutboxEntry> found = new ArrayList<>();
+    if (max == 0) {
+      return found;
+    }
     synchronized (lock) {
       for (Row row : undelivered.values()) {
         if (row.entry.status() == EntryStatus.FAILED && !row.entry.availableAt().isAfter(now)) {
@@ -377,7 +447,9 @@ public final class InMemoryOutboxStore implements OutboxStore {
   @Override
   public OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result) {
     synchronized (lock) {
-      return retire(current(entry), clock.instant(), result);
+      Row row = current(entry);
+      EntryTransitions.checkMarkDelivered(row.entry);
+      return retire(row, clock.instant(), result);
     }
   }
 
@@ -385,9 +457,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
   public OutboxEntry markFailed(OutboxEntry entry, String error, @Nullable Instant nextRetryAt) {
     synchronized (lock) {
       Row row = current(entry);
+      EntryTransitions.checkMarkFailed(row.entry);
       OutboxEntry e = row.entry;
-      Instant next = nextRetryAt != null ? nextRetryAt : clock.instant();
-      return set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED, e.attempts() + 1, clip(error),
+      EntryStatus status = nextRetryAt != null ? EntryStatus.FAILED : EntryStatus.PARKED;
+      Instant next = nextRetryAt != null ? nextRetryAt : e.availableAt();
+      return set(row, new OutboxEntry(e.message(), e.sequence(), status, e.attempts() + 1, clip(error),
           null, e.createdAt(), next, null, null, e.version() + 1));
     }
   }
@@ -396,17 +470,23 @@ public final class InMemoryOutboxStore implements OutboxStore {
   public OutboxEntry markDeadLettered(OutboxEntry entry, String error, @Nullable String reason) {
     synchronized (lock) {
       Row row = current(entry);
+      EntryTransitions.checkMarkDeadLettered(row.entry);
       OutboxEntry e = row.entry;
       return set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts(), clip(error),
-          clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version() + 1));
+          clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version() + 1,
+          QuarantineKind.DEAD_LETTERED));
     }
   }
 
   @Override
-  public OutboxEntry save(OutboxEntry entry) {
-    limits.check(entry.message());
+  public OutboxEntry save(OutboxEntry given) {
+    limits.check(given.message());
+    OutboxEntry entry = EntryTransitions.normalizeSaved(given);
     synchronized (lock) {
       Row row = byId.get(entry.id());
+      if (row == null && entry.version() != 0) {
+        throw new EntryNotFoundException(entry.id()); // read earlier, row gone since: never bring it back
+      }
       if (row == null) {
         OutboxEntry stored = insert(entry);
         if (stored.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
@@ -417,10 +497,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (row.entry.version() != entry.version()) {
         throw new OptimisticConflictException(entry.id(), entry.version());
       }
+      EntryTransitions.checkSave(row.entry, entry);
       OutboxEntry e = row.entry;
       OutboxEntry updated = new OutboxEntry(e.message(), e.sequence(), entry.status(), entry.attempts(),
           clip(entry.lastError()), clip(entry.quarantineReason()), e.createdAt(), entry.availableAt(),
-          entry.deliveredAt(), clip(entry.deliveryResult()), e.version() + 1);
+          entry.deliveredAt(), clip(entry.deliveryResult()), e.version() + 1, entry.quarantineKind());
       if (updated.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
         remove(row);
         return updated;
@@ -467,7 +548,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
     long sequence = nextSequence++;
     OutboxEntry stored = new OutboxEntry(entry.message(), sequence, entry.status(), entry.attempts(),
         clip(entry.lastError()), clip(entry.quarantineReason()), entry.createdAt(), entry.availableAt(),
-        entry.deliveredAt(), clip(entry.deliveryResult()), 1);
+        entry.deliveredAt(), clip(entry.deliveryResult()), 1, entry.quarantineKind());
     Row row = new Row(stored);
     byId.put(stored.id(), row);
     (stored.status() == EntryStatus.DELIVERED ? delivered : undelivered).put(sequence, row);
@@ -495,7 +576,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
   private OutboxEntry retire(Row row, Instant now, @Nullable String result) {
     OutboxEntry e = row.entry;
     OutboxEntry done = new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED, e.attempts(), e.lastError(),
-        null, e.createdAt(), e.availableAt(), now, clip(result), e.version() + 1);
+        null, e.createdAt(), e.availableAt(), now, clip(result), e.version() + 1, null);
     if (retention.deletesOnDelivery()) {
       remove(row);
       return done;
@@ -528,17 +609,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   private static OutboxEntry bump(OutboxEntry e) {
     return new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(), e.quarantineReason(),
-        e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1);
+        e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1, e.quarantineKind());
   }
 
   private static @Nullable String clip(@Nullable String text) {
     return text == null || text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT);
-  }
-
-  private static void requirePositive(int max) {
-    if (max < 1) {
-      throw new IllegalArgumentException("max must be positive, was " + max);
-    }
   }
 
   /** Configures an {@link InMemoryOutboxStore}. Not thread-safe. */

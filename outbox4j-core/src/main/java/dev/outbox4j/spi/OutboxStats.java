@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param pending entries waiting for delivery (pending or failed), claimed ones included
  * @param inFlight of those, entries under an unexpired claim
- * @param quarantined entries that stopped being retried
+ * @param quarantined entries waiting for an operator: quarantined, and parked (failed with no retry scheduled)
  * @param oldestPendingCreatedAt the creation time of the oldest waiting entry, or {@code null} when none waits
  */
 public record OutboxStats(long pending, long inFlight, long quarantined, @Nullable Instant oldestPendingCreatedAt) {

@@ -2,11 +2,15 @@ package dev.outbox4j.spi;
 
 import dev.outbox4j.DuplicateMessageException;
 import dev.outbox4j.EntryNotFoundException;
+import dev.outbox4j.EntryStatus;
+import dev.outbox4j.EntryTransitionException;
 import dev.outbox4j.Message;
 import dev.outbox4j.MessageRejectedException;
 import dev.outbox4j.OptimisticConflictException;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.QuarantineReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -21,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Claim face (used by the relay)</h2>
  * {@link #claim} hands out entries under expiring leases. An entry is claimable when it is pending or failed, its
  * {@link OutboxEntry#availableAt() available time} is not after {@code now}, it has no unexpired claim, and it is the
- * oldest undelivered entry of its ordering key. At most one entry per key is claimed at a time, and a quarantined entry
- * blocks its own key (and no other) until {@link #requeue} or {@link #discard}. Every later mutation carries the
+ * oldest undelivered entry of its ordering key. At most one entry per key is claimed at a time, and a parked or
+ * quarantined entry is never claimed and blocks its own key (and no other) until {@link #requeue} or {@link #discard}:
+ * every status but {@link EntryStatus#DELIVERED} counts as undelivered. Every later mutation carries the
  * claim's token: when the claim was lost (it expired and another relay claimed the entry, or the entry face changed the
  * entry), the mutation changes nothing and reports the loss. A mutation whose claim expired but was not taken over still
  * applies: nobody else holds the entry, and refusing a confirmed delivery would only cause a duplicate.
@@ -31,7 +36,13 @@ import org.jspecify.annotations.Nullable;
  * {@link #enqueue}, {@link #find}, {@link #findPending}, {@link #findRetryReady} return candidates, not claims. The
  * mutations take the entry as the caller read it and fail with {@link OptimisticConflictException} when its version
  * changed since; nothing is retried behind the caller's back. An entry-face mutation also cancels any claim on the
- * entry.
+ * entry. Transitions are checked: an operation that the entry's status does not allow (see {@link EntryStatus} and
+ * {@code docs/stores.md}) throws {@link EntryTransitionException} and changes nothing.
+ *
+ * <h2>Operator face</h2>
+ * Entries that wait for an operator ({@link EntryStatus#QUARANTINED} and {@link EntryStatus#PARKED}) are listed by
+ * {@link #quarantined}, put back in line by {@link #requeue} / {@link #requeueAll} and deleted by {@link #discard} /
+ * {@link #discardAll}; the bulk forms work in bounded batches.
  *
  * <p>Implementations must be thread-safe and safe to use from many processes at once (where they are durable). Every
  * method may throw {@link OutboxException} when the underlying storage fails.
@@ -75,17 +86,17 @@ public interface OutboxStore {
   boolean markFailed(Claim claim, String error, Instant nextAttemptAt);
 
   /**
-   * Stops retrying an entry: counts the attempt, keeps the reason, and leaves it visible in {@link #quarantined}, where
-   * it blocks its ordering key.
+   * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
+   * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
    *
    * @param claim the claim
-   * @param reason why the entry is quarantined; truncated to the store's column width
+   * @param reason why the entry is quarantined; its text is truncated to the store's column width
    * @return {@code false} when the claim was lost and nothing changed
    */
-  boolean quarantine(Claim claim, String reason);
+  boolean quarantine(Claim claim, QuarantineReason reason);
 
   /**
-   * Lists quarantined entries in sequence order, one page at a time.
+   * Lists the entries waiting for an operator (quarantined and parked) in sequence order, one page at a time.
    *
    * @param query the page
    * @return the page; fewer than {@code query.limit()} entries on the last page
@@ -93,21 +104,44 @@ public interface OutboxStore {
   List<OutboxEntry> quarantined(QuarantineQuery query);
 
   /**
-   * Puts a quarantined entry back in line: pending, attempts reset, available at {@code now}.
+   * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, quarantine
+   * reason cleared (the last error is kept), available at {@code now}.
    *
    * @param id the entry id
    * @param now the time from which it is available
-   * @return {@code false} if no quarantined entry has that id
+   * @return {@code false} if no quarantined or parked entry has that id
    */
   boolean requeue(UUID id, Instant now);
 
   /**
-   * Deletes a quarantined entry for good, unblocking its key.
+   * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key.
    *
    * @param id the entry id
-   * @return {@code false} if no quarantined entry has that id
+   * @return {@code false} if no quarantined or parked entry has that id
    */
   boolean discard(UUID id);
+
+  /**
+   * {@link #requeue Requeues} up to {@code limit} of the selected entries, oldest first, in one short unit of work, so a
+   * large requeue after an outage never holds long locks.
+   *
+   * @param selector which quarantined or parked entries
+   * @param now the time from which they are available
+   * @param limit the most entries to requeue in this call; positive
+   * @return how many were requeued; call again while it returns {@code limit}
+   * @throws IllegalArgumentException if limit is not positive
+   */
+  int requeueAll(QuarantineSelector selector, Instant now, int limit);
+
+  /**
+   * {@link #discard Discards} up to {@code limit} of the selected entries, oldest first, in one short unit of work.
+   *
+   * @param selector which quarantined or parked entries
+   * @param limit the most entries to discard in this call; positive
+   * @return how many were deleted; call again while it returns {@code limit}
+   * @throws IllegalArgumentException if limit is not positive
+   */
+  int discardAll(QuarantineSelector selector, int limit);
 
   /**
    * Deletes delivered entries older than the retention period, at most {@code limit} per call, so a large purge never
@@ -147,63 +181,90 @@ public interface OutboxStore {
   Optional<OutboxEntry> find(UUID id);
 
   /**
-   * @param max the most entries to return; positive
+   * @param max the most entries to return; {@code 0} returns an empty list
    * @return never-attempted pending entries in delivery order (candidates, not claims)
+   * @throws IllegalArgumentException if max is negative
    */
   List<OutboxEntry> findPending(int max);
 
   /**
    * @param now the current time
-   * @param max the most entries to return; positive
-   * @return failed entries whose next attempt time is not after {@code now}, in delivery order (candidates, not
-   *     claims)
+   * @param max the most entries to return; {@code 0} returns an empty list
+   * @return failed entries with a retry scheduled ({@link EntryStatus#FAILED}) whose next attempt time is not after
+   *     {@code now}, in delivery order (candidates, not claims); parked entries are never retry-ready
+   * @throws IllegalArgumentException if max is negative
    */
   List<OutboxEntry> findRetryReady(Instant now, int max);
 
   /**
-   * Marks an entry delivered (or deletes it, per {@link #retention()}).
+   * Marks a pending or failed entry delivered: deletes it, or under {@link Retention#keepFor} keeps it with its
+   * delivery time and {@code result}, readable through {@link #find} until purged.
    *
    * @param entry the entry as the caller read it
    * @param result what the delivery produced (a broker offset, a response code), or {@code null}
    * @return the updated entry (as it was just before deletion when the store deletes on delivery)
    * @throws OptimisticConflictException if the entry changed since it was read
    * @throws EntryNotFoundException if the entry is gone
+   * @throws EntryTransitionException if the entry is parked, quarantined or already delivered (requeue it first)
    */
   OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result);
 
   /**
-   * Records a failed attempt of an entry.
+   * Records a failed attempt of a pending or failed entry: counts it and keeps the error.
+   *
+   * <p>With a next-retry time the entry becomes {@link EntryStatus#FAILED} ("retryable failed"): retry-ready, and
+   * claimable, at that time. Without one it becomes {@link EntryStatus#PARKED} ("failed"): never retry-ready nor
+   * claimable, still blocking its ordering key, listed by {@link #quarantined}, until an operator requeues or discards
+   * it.
    *
    * @param entry the entry as the caller read it
-   * @param error what failed
-   * @param nextRetryAt when it becomes retry-ready, or {@code null} for at once
+   * @param error what failed; truncated to the store's column width
+   * @param nextRetryAt when it becomes retry-ready, or {@code null} for no retry until an operator acts
    * @return the updated entry
    * @throws OptimisticConflictException if the entry changed since it was read
    * @throws EntryNotFoundException if the entry is gone
+   * @throws EntryTransitionException if the entry is parked, quarantined or delivered (this never un-quarantines)
    */
   OutboxEntry markFailed(OutboxEntry entry, String error, @Nullable Instant nextRetryAt);
 
   /**
-   * Stops retrying an entry: it becomes quarantined, exactly as the claim face's {@link #quarantine} leaves it.
+   * Stops retrying a pending, failed or parked entry: it becomes quarantined with kind
+   * {@link QuarantineKind#DEAD_LETTERED}, blocks its key and is listed by {@link #quarantined}. Unlike the claim face's
+   * {@link #quarantine}, it does not count an attempt (the caller reports no new delivery attempt here); it keeps
+   * {@code error} as the last error.
    *
    * @param entry the entry as the caller read it
    * @param error the last error
-   * @param reason why it is dead-lettered, or {@code null} to use the error
+   * @param reason why it is dead-lettered, or {@code null} to use {@code error} as the reason too
    * @return the updated entry
    * @throws OptimisticConflictException if the entry changed since it was read
    * @throws EntryNotFoundException if the entry is gone
+   * @throws EntryTransitionException if the entry is already quarantined or delivered
    */
   OutboxEntry markDeadLettered(OutboxEntry entry, String error, @Nullable String reason);
 
   /**
-   * Upserts by id: inserts the entry when its id is unknown, otherwise replaces the stored state (status, attempts,
-   * errors, times) when the stored version equals the entry's. Never creates a second entry for one id; the message
-   * itself and the sequence of a stored entry are kept.
+   * Upserts by id, never bringing back an entry whose row is gone.
+   *
+   * <ul>
+   *   <li>An entry with {@linkplain OutboxEntry#version() version} {@code 0} is new (never stored, for example
+   *       {@link OutboxEntry#pending}): it is inserted, or, when its id exists, refused with
+   *       {@link OptimisticConflictException} (of two concurrent saves of one new id, exactly one inserts).
+   *   <li>Any other version names an entry read from this store: its stored state (status, attempts, errors, reason
+   *       and kind, times, result) is replaced when the stored version equals the entry's; the message itself and the
+   *       sequence are kept. When its row is gone (delivered and deleted, discarded, purged) nothing is written and
+   *       {@link EntryNotFoundException} is thrown: the message is never delivered a second time.
+   * </ul>
+   *
+   * A stored delivered entry may not be changed back to another status. A quarantined entry saved without a kind gets
+   * {@link QuarantineKind#OPERATOR}.
    *
    * @param entry the state to store
    * @return the stored entry, with its new version
-   * @throws OptimisticConflictException if the stored version differs from the entry's, or another writer inserted
-   *     the same id concurrently
+   * @throws OptimisticConflictException if the stored version differs from the entry's, including a version-0 entry
+   *     whose id exists
+   * @throws EntryNotFoundException if the entry's version is not 0 and its row is gone
+   * @throws EntryTransitionException if the stored entry is delivered and the saved one is not
    * @throws MessageRejectedException if the message breaks the store's limits
    */
   OutboxEntry save(OutboxEntry entry);

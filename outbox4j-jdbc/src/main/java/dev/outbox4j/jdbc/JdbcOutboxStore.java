@@ -8,11 +8,17 @@ import dev.outbox4j.MessageLimits;
 import dev.outbox4j.OptimisticConflictException;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.QuarantineReason;
+import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.jdbc.internal.LazyDialect;
+import dev.outbox4j.jdbc.internal.StatementTimeouts;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -61,9 +67,12 @@ import org.jspecify.annotations.Nullable;
  * whole batch in one statement per token.
  *
  * <h2>Entry face</h2>
- * Each mutation locks the row ({@code SELECT ... FOR UPDATE}), compares the caller's version, writes, and commits: a
- * stale version raises {@link OptimisticConflictException}, a missing row {@link EntryNotFoundException}. These are
- * tool paths, so they favour exactness over round trips.
+ * Each mutation locks the row ({@code SELECT ... FOR UPDATE}), compares the caller's version, checks that the entry's
+ * status allows the transition, writes, and commits: a stale version raises {@link OptimisticConflictException}, a
+ * missing row {@link EntryNotFoundException}, a refused transition {@link dev.outbox4j.EntryTransitionException}.
+ * {@link #save} inserts only a version-0 entry, so a stale copy of a deleted entry is never inserted again. These are
+ * tool paths, so they favour exactness over round trips. The operator's bulk {@link #requeueAll} / {@link #discardAll}
+ * lock and change at most 500 selected rows per transaction.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL a claim is one statement in auto-commit (one round trip per batch), and so is
@@ -71,6 +80,16 @@ import org.jspecify.annotations.Nullable;
  * RETURNING (MariaDB/MySQL, H2) a claim is SELECT + UPDATE + COMMIT, and a batch completion is one statement + COMMIT
  * when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
  * {@link #markFailed} and {@link #quarantine} are one auto-commit statement each.
+ *
+ * <h2>Timeouts</h2>
+ * No call may wait on the database for ever: every statement carries a query timeout
+ * ({@link Builder#withQueryTimeout}, default {@value #DEFAULT_QUERY_TIMEOUT_SECONDS} s), which the server enforces, and
+ * every borrowed connection a network timeout a little longer, which the driver enforces on its socket reads, so even a
+ * half-open connection (a failover without a TCP reset) fails the call instead of blocking a relay for hours.
+ *
+ * <h2>Starting while the database is down</h2>
+ * The dialect, when not given, is detected on the first call that needs the database, not in {@link Builder#build()}:
+ * a relay process started during an outage starts, its passes fail, and it carries on once the database is back.
  *
  * <p>The store uses its own connections, one short transaction per call. They should run at READ COMMITTED (the
  * default of PostgreSQL and H2); the default REPEATABLE READ of MariaDB/MySQL also works, because each claim
@@ -83,10 +102,14 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
   public static final String COMPONENT = "outbox4j";
   /** The outbox migration files, in version order. */
-  public static final List<String> MIGRATIONS = List.of("V1__outbox.sql");
+  public static final List<String> MIGRATIONS = List.of("V1__outbox.sql", "V3__entry_states.sql");
+  /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
+  public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
   private static final int MAX_IDS_PER_STATEMENT = 500;
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
+  /** The statuses that wait for an operator: listed, requeued and discarded by the operator face. */
+  private static final String AWAITING_OPERATOR = "status IN ('QUARANTINED', 'PARKED')";
 
   private final DataSource dataSource;
   private final JdbcDialect dialect;
@@ -97,10 +120,12 @@ public final class JdbcOutboxStore implements OutboxStore {
   private final OutboxRows rows;
   private final String table;
   private final String claimable;
+  private final StatementTimeouts timeouts;
 
   private JdbcOutboxStore(Builder builder) {
     this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
-    this.dialect = builder.dialect != null ? builder.dialect : JdbcDialect.detect(dataSource);
+    this.dialect = builder.dialect != null ? builder.dialect : new LazyDialect(dataSource);
+    this.timeouts = new StatementTimeouts(builder.queryTimeout);
     this.names = builder.names;
     this.clock = builder.clock;
     this.retention = builder.retention;
@@ -115,8 +140,9 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   /**
    * @param dataSource where the outbox tables live; the store takes short-lived connections from it
-   * @return a builder with the defaults: dialect detected, prefix {@value TableNames#DEFAULT_PREFIX}, UTC system
-   *     clock, delete on delivery, default message limits
+   * @return a builder with the defaults: dialect detected on first use, prefix {@value TableNames#DEFAULT_PREFIX},
+   *     UTC system clock, delete on delivery, default message limits, query timeout
+   *     {@value #DEFAULT_QUERY_TIMEOUT_SECONDS} s
    */
   public static Builder builder(DataSource dataSource) {
     return new Builder(dataSource);
@@ -141,7 +167,7 @@ public final class JdbcOutboxStore implements OutboxStore {
    * @throws OutboxException if a migration fails
    */
   public int migrate() {
-    return new SchemaMigrator(dataSource, dialect, names).migrate(COMPONENT, MIGRATIONS);
+    return new SchemaMigrator(dataSource, dialect(), names).migrate(COMPONENT, MIGRATIONS);
   }
 
   /**
@@ -152,14 +178,27 @@ public final class JdbcOutboxStore implements OutboxStore {
     return outboxBuilder().build();
   }
 
-  /** @return a writer builder preset with this store's dialect, table names, clock and limits */
+  /**
+   * @return a writer builder preset with this store's table names, clock and limits, and its dialect when known (a
+   *     dialect not yet detected is detected by the writer from the caller's own connection, never from another one)
+   */
   public JdbcOutbox.Builder outboxBuilder() {
-    return JdbcOutbox.builder().withDialect(dialect).withTableNames(names).withClock(clock).withLimits(limits);
+    JdbcOutbox.Builder builder = JdbcOutbox.builder().withTableNames(names).withClock(clock).withLimits(limits);
+    JdbcDialect known = dialect instanceof LazyDialect lazy ? lazy.detectedOrNull() : dialect;
+    return known == null ? builder : builder.withDialect(known);
   }
 
-  /** @return the dialect in use */
+  /**
+   * @return the dialect in use
+   * @throws OutboxException if it must still be detected and the database cannot be reached
+   */
   public JdbcDialect dialect() {
-    return dialect;
+    return dialect instanceof LazyDialect lazy ? lazy.resolved() : dialect;
+  }
+
+  /** @return the query timeout every statement carries; {@link Duration#ZERO} for none */
+  public Duration queryTimeout() {
+    return timeouts.queryTimeout();
   }
 
   /** @return the table names in use */
@@ -328,12 +367,13 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   @Override
-  public boolean quarantine(Claim claim, String reason) {
-    return fencedUpdate("quarantine",
-        "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?, quarantine_reason = ?", claim, s -> {
-          s.setString(1, OutboxRows.clip(reason));
-          s.setString(2, OutboxRows.clip(reason));
-          return 3;
+  public boolean quarantine(Claim claim, QuarantineReason reason) {
+    return fencedUpdate("quarantine", "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?,"
+        + " quarantine_reason = ?, quarantine_kind = ?", claim, s -> {
+          s.setString(1, OutboxRows.clip(reason.text()));
+          s.setString(2, OutboxRows.clip(reason.text()));
+          s.setString(3, reason.kind().name());
+          return 4;
         });
   }
 
@@ -355,7 +395,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     Long after = query.afterSequence();
     return autoCommit("quarantined", c -> {
       try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
-          + " WHERE status = 'QUARANTINED' AND seq > ? ORDER BY seq LIMIT ?")) {
+          + " WHERE " + AWAITING_OPERATOR + " AND seq > ? ORDER BY seq LIMIT ?")) {
         select.setLong(1, after == null ? Long.MIN_VALUE : after);
         select.setInt(2, query.limit());
         return readAll(select);
@@ -366,9 +406,7 @@ public final class JdbcOutboxStore implements OutboxStore {
   @Override
   public boolean requeue(UUID id, Instant now) {
     return autoCommit("requeue", c -> {
-      try (PreparedStatement update = c.prepareStatement("UPDATE " + table + " SET status = 'PENDING', attempts = 0,"
-          + " quarantine_reason = NULL, available_at = ?, claim_token = NULL, lease_until = NULL,"
-          + " version = version + 1 WHERE id = ? AND status = 'QUARANTINED'")) {
+      try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE id = ? AND " + AWAITING_OPERATOR)) {
         dialect.setInstant(update, 1, now);
         dialect.setUuid(update, 2, id);
         return update.executeUpdate() == 1;
@@ -380,11 +418,99 @@ public final class JdbcOutboxStore implements OutboxStore {
   public boolean discard(UUID id) {
     return autoCommit("discard", c -> {
       try (PreparedStatement delete = c.prepareStatement(
-          "DELETE FROM " + table + " WHERE id = ? AND status = 'QUARANTINED'")) {
+          "DELETE FROM " + table + " WHERE id = ? AND " + AWAITING_OPERATOR)) {
         dialect.setUuid(delete, 1, id);
         return delete.executeUpdate() == 1;
       }
     });
+  }
+
+  private String requeueSet() {
+    return "UPDATE " + table + " SET status = 'PENDING', attempts = 0, quarantine_reason = NULL,"
+        + " quarantine_kind = NULL, available_at = ?, claim_token = NULL, lease_until = NULL, version = version + 1";
+  }
+
+  @Override
+  public int requeueAll(QuarantineSelector selector, Instant now, int limit) {
+    return bulk("requeueAll", selector, limit, (c, ids) -> {
+      try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE " + AWAITING_OPERATOR
+          + " AND id IN " + placeholders(ids.size()))) {
+        dialect.setInstant(update, 1, now);
+        bindIds(update, 2, ids);
+        return update.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public int discardAll(QuarantineSelector selector, int limit) {
+    return bulk("discardAll", selector, limit, (c, ids) -> {
+      try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE " + AWAITING_OPERATOR
+          + " AND id IN " + placeholders(ids.size()))) {
+        bindIds(delete, 1, ids);
+        return delete.executeUpdate();
+      }
+    });
+  }
+
+  @FunctionalInterface
+  private interface BulkChange {
+    int apply(Connection connection, List<UUID> ids) throws SQLException;
+  }
+
+  /**
+   * Selects (and locks) up to {@code limit} matching entries, oldest first, and changes them, in one short
+   * transaction; the batch bound keeps lock time and statement size small however many entries match.
+   */
+  private int bulk(String what, QuarantineSelector selector, int limit, BulkChange change) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    int batch = Math.min(limit, MAX_IDS_PER_STATEMENT);
+    int done = 0;
+    while (done < limit) {
+      int size = Math.min(batch, limit - done);
+      int changed = inTransaction(what, c -> {
+        List<UUID> ids = new ArrayList<>();
+        StringBuilder sql = new StringBuilder("SELECT id FROM " + table + " WHERE " + AWAITING_OPERATOR);
+        List<String> texts = new ArrayList<>();
+        if (selector.orderingKey() != null) {
+          sql.append(" AND ordering_key = ?");
+          texts.add(selector.orderingKey());
+        }
+        if (selector.destination() != null) {
+          sql.append(" AND destination = ?");
+          texts.add(selector.destination());
+        }
+        if (selector.kind() != null) {
+          sql.append(" AND quarantine_kind = ?");
+          texts.add(selector.kind().name());
+        }
+        if (selector.reasonContains() != null) {
+          sql.append(" AND COALESCE(quarantine_reason, last_error) LIKE ? ESCAPE '!'");
+          texts.add("%" + selector.reasonContains().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+        }
+        sql.append(" ORDER BY seq LIMIT ? FOR UPDATE");
+        try (PreparedStatement select = c.prepareStatement(sql.toString())) {
+          int index = 1;
+          for (String text : texts) {
+            select.setString(index++, text);
+          }
+          select.setInt(index, size);
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              ids.add(dialect.getUuid(found, "id"));
+            }
+          }
+        }
+        return ids.isEmpty() ? 0 : change.apply(c, ids);
+      });
+      done += changed;
+      if (changed < size) {
+        break;
+      }
+    }
+    return done;
   }
 
   @Override
@@ -411,7 +537,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     String sql = "SELECT"
         + " SUM(CASE WHEN " + WAITING + " THEN 1 ELSE 0 END) AS waiting,"
         + " SUM(CASE WHEN " + WAITING + " AND lease_until > ? THEN 1 ELSE 0 END) AS in_flight,"
-        + " SUM(CASE WHEN status = 'QUARANTINED' THEN 1 ELSE 0 END) AS quarantined,"
+        + " SUM(CASE WHEN " + AWAITING_OPERATOR + " THEN 1 ELSE 0 END) AS quarantined,"
         + " MIN(CASE WHEN " + WAITING + " THEN created_at END) AS oldest"
         + " FROM " + table + " WHERE status <> 'DELIVERED'";
     return autoCommit("stats", c -> {
@@ -452,7 +578,10 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   @Override
   public List<OutboxEntry> findPending(int max) {
-    requirePositive(max);
+    EntryTransitions.checkMax(max);
+    if (max == 0) {
+      return List.of();
+    }
     return autoCommit("findPending", c -> {
       try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
           + " WHERE status = 'PENDING' ORDER BY seq LIMIT ?")) {
@@ -464,7 +593,10 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   @Override
   public List<OutboxEntry> findRetryReady(Instant now, int max) {
-    requirePositive(max);
+    EntryTransitions.checkMax(max);
+    if (max == 0) {
+      return List.of();
+    }
     return autoCommit("findRetryReady", c -> {
       try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
           + " WHERE status = 'FAILED' AND available_at <= ? ORDER BY seq LIMIT ?")) {
@@ -478,30 +610,42 @@ public final class JdbcOutboxStore implements OutboxStore {
   @Override
   public OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result) {
     Instant now = clock.instant();
-    return mutate("markDelivered", entry, e -> new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED,
-        e.attempts(), e.lastError(), null, e.createdAt(), e.availableAt(), now, OutboxRows.clip(result),
-        e.version()));
+    return mutate("markDelivered", entry, e -> {
+      EntryTransitions.checkMarkDelivered(e);
+      return new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED, e.attempts(), e.lastError(), null,
+          e.createdAt(), e.availableAt(), now, OutboxRows.clip(result), e.version());
+    });
   }
 
   @Override
   public OutboxEntry markFailed(OutboxEntry entry, String error, @Nullable Instant nextRetryAt) {
-    Instant next = nextRetryAt != null ? nextRetryAt : clock.instant();
-    return mutate("markFailed", entry, e -> new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED,
-        e.attempts() + 1, OutboxRows.clip(error), null, e.createdAt(), next, null, null, e.version()));
+    return mutate("markFailed", entry, e -> {
+      EntryTransitions.checkMarkFailed(e);
+      return new OutboxEntry(e.message(), e.sequence(), nextRetryAt != null ? EntryStatus.FAILED : EntryStatus.PARKED,
+          e.attempts() + 1, OutboxRows.clip(error), null, e.createdAt(),
+          nextRetryAt != null ? nextRetryAt : e.availableAt(), null, null, e.version());
+    });
   }
 
   @Override
   public OutboxEntry markDeadLettered(OutboxEntry entry, String error, @Nullable String reason) {
-    return mutate("markDeadLettered", entry, e -> new OutboxEntry(e.message(), e.sequence(),
-        EntryStatus.QUARANTINED, e.attempts(), OutboxRows.clip(error),
-        OutboxRows.clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version()));
+    return mutate("markDeadLettered", entry, e -> {
+      EntryTransitions.checkMarkDeadLettered(e);
+      return new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts(), OutboxRows.clip(error),
+          OutboxRows.clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version(),
+          QuarantineKind.DEAD_LETTERED);
+    });
   }
 
   @Override
-  public OutboxEntry save(OutboxEntry entry) {
-    limits.check(entry.message());
+  public OutboxEntry save(OutboxEntry given) {
+    limits.check(given.message());
+    OutboxEntry entry = EntryTransitions.normalizeSaved(given);
     OutboxEntry saved = inTransaction("save", c -> {
       OutboxEntry stored = select(c, entry.id(), true);
+      if (stored == null && entry.version() != 0) {
+        throw new EntryNotFoundException(entry.id()); // read earlier, row gone since: never bring it back
+      }
       if (stored == null) {
         insert(c, entry, e -> conflict(entry, e));
         if (entry.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
@@ -514,9 +658,11 @@ public final class JdbcOutboxStore implements OutboxStore {
       if (stored.version() != entry.version()) {
         throw new OptimisticConflictException(entry.id(), entry.version());
       }
+      EntryTransitions.checkSave(stored, entry);
       return write(c, new OutboxEntry(stored.message(), stored.sequence(), entry.status(), entry.attempts(),
           OutboxRows.clip(entry.lastError()), OutboxRows.clip(entry.quarantineReason()), stored.createdAt(),
-          entry.availableAt(), entry.deliveredAt(), OutboxRows.clip(entry.deliveryResult()), stored.version()));
+          entry.availableAt(), entry.deliveredAt(), OutboxRows.clip(entry.deliveryResult()), stored.version(),
+          entry.quarantineKind()));
     });
     return saved != null ? saved : find(entry.id()).orElseThrow(() -> new EntryNotFoundException(entry.id()));
   }
@@ -543,14 +689,15 @@ public final class JdbcOutboxStore implements OutboxStore {
    */
   private OutboxEntry write(Connection connection, OutboxEntry e) throws SQLException {
     OutboxEntry bumped = new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
-        e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1);
+        e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1,
+        e.quarantineKind());
     if (e.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
       delete(connection, e.id());
       return bumped;
     }
     try (PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET status = ?, attempts = ?,"
         + " last_error = ?, quarantine_reason = ?, available_at = ?, delivered_at = ?, delivery_result = ?,"
-        + " claim_token = NULL, lease_until = NULL, version = version + 1 WHERE id = ?")) {
+        + " quarantine_kind = ?, claim_token = NULL, lease_until = NULL, version = version + 1 WHERE id = ?")) {
       update.setString(1, e.status().name());
       update.setInt(2, e.attempts());
       update.setString(3, e.lastError());
@@ -558,7 +705,8 @@ public final class JdbcOutboxStore implements OutboxStore {
       dialect.setInstant(update, 5, e.availableAt());
       dialect.setInstant(update, 6, e.deliveredAt());
       update.setString(7, e.deliveryResult());
-      dialect.setUuid(update, 8, e.id());
+      update.setString(8, e.quarantineKind() == null ? null : e.quarantineKind().name());
+      dialect.setUuid(update, 9, e.id());
       update.executeUpdate();
     }
     return Objects.requireNonNull(select(connection, e.id(), false));
@@ -621,12 +769,6 @@ public final class JdbcOutboxStore implements OutboxStore {
     return "(" + "?, ".repeat(count - 1) + "?)";
   }
 
-  private static void requirePositive(int max) {
-    if (max < 1) {
-      throw new IllegalArgumentException("max must be positive, was " + max);
-    }
-  }
-
   @FunctionalInterface
   private interface Binder {
     /** @return the next free parameter index */
@@ -634,7 +776,16 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   private <R> R autoCommit(String what, ConnectionWork<R> work) {
-    return retryingDeadlocks(() -> ConnectionWork.inAutoCommit(dataSource, work, e -> failure(what, e)));
+    return retryingDeadlocks(() -> ConnectionWork.inAutoCommit(dataSource, c -> work.run(ready(c)),
+        e -> failure(what, e)));
+  }
+
+  /** Prepares a borrowed connection: detects the dialect from it on first use, and bounds its statements. */
+  private Connection ready(Connection borrowed) throws SQLException {
+    if (dialect instanceof LazyDialect lazy) {
+      lazy.detectFrom(borrowed);
+    }
+    return timeouts.bound(borrowed);
   }
 
   /**
@@ -666,7 +817,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   private <R> R inTransactionOnce(String what, ConnectionWork<R> work) {
-    try (Connection connection = dataSource.getConnection()) {
+    try (Connection borrowed = dataSource.getConnection()) {
+      Connection connection = ready(borrowed);
       connection.setAutoCommit(false);
       try {
         R result = work.run(connection);
@@ -699,13 +851,14 @@ public final class JdbcOutboxStore implements OutboxStore {
     private Clock clock = Clock.systemUTC();
     private Retention retention = Retention.deleteOnDelivery();
     private MessageLimits limits = MessageLimits.defaults();
+    private Duration queryTimeout = Duration.ofSeconds(DEFAULT_QUERY_TIMEOUT_SECONDS);
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
     /**
-     * @param dialect the database dialect; default detected from the database's metadata at {@link #build()}
+     * @param dialect the database dialect; default detected from the database's metadata on first use
      * @return this builder
      */
     public Builder withDialect(JdbcDialect dialect) {
@@ -770,8 +923,33 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
 
     /**
+     * How long any one statement of the store may run. The server cancels a statement that runs longer (JDBC's
+     * {@link java.sql.Statement#setQueryTimeout}, whole seconds, rounded up), and each borrowed connection gets a
+     * network timeout of this plus {@value StatementTimeouts#NETWORK_MARGIN_SECONDS} s
+     * ({@link Connection#setNetworkTimeout}), so a call on a half-open connection fails instead of hanging. Keep it
+     * well below the relay's lease. Connection pools reset the network timeout when the connection is returned.
+     *
+     * @param timeout the bound; default {@value #DEFAULT_QUERY_TIMEOUT_SECONDS} s; {@link Duration#ZERO} for none
+     * @return this builder
+     * @throws IllegalArgumentException if the timeout is negative or finer than whole seconds would express
+     */
+    public Builder withQueryTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "queryTimeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("queryTimeout must not be negative, was " + timeout);
+      }
+      if (!timeout.isZero() && timeout.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("queryTimeout must be zero (none) or at least 1 second, was " + timeout);
+      }
+      this.queryTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Builds the store without connecting: when no dialect was given, it is detected on the first call that reaches
+     * the database, so a store (and a relay over it) can be built while the database is down.
+     *
      * @return the store
-     * @throws OutboxException if the dialect must be detected and the database cannot be reached or is unsupported
      */
     public JdbcOutboxStore build() {
       return new JdbcOutboxStore(this);

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.EntryStatus;
 import dev.outbox4j.Message;
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineKind;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,7 +26,7 @@ final class OutboxRows {
   private static final String[] COLUMNS = {
     "id", "seq", "destination", "ordering_key", "key_seq", "payload", "content_type", "headers", "not_before",
     "status", "attempts", "last_error", "quarantine_reason", "created_at", "available_at", "delivered_at",
-    "delivery_result", "claim_token", "lease_until", "version"
+    "delivery_result", "claim_token", "lease_until", "version", "quarantine_kind"
   };
 
   final JdbcDialect dialect;
@@ -40,7 +41,7 @@ final class OutboxRows {
     this.table = names.qualified("outbox");
     this.insert = "INSERT INTO " + table + " (id, destination, ordering_key, payload, content_type, headers,"
         + " not_before, status, attempts, last_error, quarantine_reason, created_at, available_at, delivered_at,"
-        + " delivery_result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        + " delivery_result, quarantine_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   }
 
   /**
@@ -73,6 +74,7 @@ final class OutboxRows {
     dialect.setInstant(insert, 13, entry.availableAt());
     dialect.setInstant(insert, 14, entry.deliveredAt());
     insert.setString(15, clip(entry.deliveryResult()));
+    insert.setString(16, entry.quarantineKind() == null ? null : entry.quarantineKind().name());
   }
 
   /** Reads the entry on the current row of a result set selecting {@link #columns}. */
@@ -90,7 +92,7 @@ final class OutboxRows {
     return new OutboxEntry(message, row.getLong("seq"), EntryStatus.valueOf(row.getString("status")),
         row.getInt("attempts"), row.getString("last_error"), row.getString("quarantine_reason"),
         required(row, "created_at"), required(row, "available_at"), dialect.getInstant(row, "delivered_at"),
-        row.getString("delivery_result"), row.getLong("version"));
+        row.getString("delivery_result"), row.getLong("version"), kind(row.getString("quarantine_kind")));
   }
 
   private Instant required(ResultSet row, String column) throws SQLException {
@@ -99,6 +101,10 @@ final class OutboxRows {
       throw new SQLException("outbox column " + column + " is NULL");
     }
     return value;
+  }
+
+  private static @Nullable QuarantineKind kind(@Nullable String stored) {
+    return stored == null ? null : QuarantineKind.valueOf(stored);
   }
 
   static @Nullable String clip(@Nullable String text) {

@@ -106,7 +106,9 @@ public final class PostgresWakeUpListener implements AutoCloseable {
       try (Connection listening = dataSource.getConnection()) {
         listening.setAutoCommit(true);
         try (Statement statement = listening.createStatement()) {
-          statement.execute("LISTEN " + channel);
+          // Quoted: pg_notify takes the channel verbatim, while an unquoted LISTEN would fold it to lower case and
+          // never hear a prefix with capitals. The channel is a validated identifier, so quoting it is safe.
+          statement.execute("LISTEN \"" + channel + "\"");
         }
         PGConnection postgres = listening.unwrap(PGConnection.class);
         onWakeUp.run(); // catch up with anything committed before the LISTEN took effect

@@ -40,11 +40,19 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code outbox4j.quarantine.size}</td><td>gauge</td><td>quarantined entries</td></tr>
  *   <tr><td>{@code outbox4j.lag}</td><td>gauge, seconds</td><td>age of the oldest waiting entry; 0 when none
  *   waits</td></tr>
+ *   <tr><td>{@code outbox4j.stats.age}</td><td>gauge, seconds</td><td>how old the snapshot behind the four gauges
+ *   above is; grows while the database cannot answer (NaN before the first snapshot)</td></tr>
+ *   <tr><td>{@code outbox4j.stats.failures}</td><td>counter</td><td>stats queries that failed</td></tr>
  * </table>
  *
- * <p>The gauges read {@link OutboxStore#stats} at most once per refresh interval (default 5 s), however often the
- * registry is scraped, so a busy Prometheus cannot turn into a load on the database. A failing stats query leaves the
- * last values in place.
+ * <h2>Why scrapes never block</h2>
+ * The gauges show a snapshot of {@link OutboxStore#stats}; reading a gauge never queries the store on the scraping
+ * thread. When the snapshot is older than the refresh interval (default 5 s), a read starts one refresh on the
+ * executor (default: a short-lived daemon thread) and returns the values it has at once. During a database outage a
+ * stats query can wait for the pool's connection timeout or the store's query timeout; the scrape does not wait with
+ * it, at most one query is in flight however often the registry is scraped, and {@code outbox4j.stats.age} shows how
+ * stale the values are (alert on it), while {@code outbox4j.stats.failures} counts the failed queries. A failing query
+ * leaves the last values in place. A busy Prometheus cannot turn into a load on the database either.
  *
  * <p>Thread-safe.
  */
@@ -58,8 +66,13 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
   private final Clock clock;
   private final Duration refresh;
   private final Tags tags;
+  private final java.util.concurrent.Executor executor;
   private final AtomicReference<@Nullable Snapshot> snapshot = new AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
+  /** When the last refresh was started, so a read does not start another before the interval has passed. */
+  private volatile @Nullable Instant lastAttempt;
   private volatile @Nullable Meters meters;
+  private volatile @Nullable Counter statsFailures;
 
   private record Snapshot(OutboxStats stats, Instant takenAt) {}
 
@@ -71,6 +84,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     this.clock = builder.clock;
     this.refresh = builder.refresh;
     this.tags = Tags.of("outbox", builder.name).and(builder.tags);
+    this.executor = builder.executor;
   }
 
   /**
@@ -106,6 +120,19 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
         .description("quarantined entries").tags(tags).register(registry);
     Gauge.builder("outbox4j.lag", this, OutboxMetrics::lagSeconds)
         .description("age of the oldest waiting entry").baseUnit("seconds").tags(tags).register(registry);
+    Gauge.builder("outbox4j.stats.age", this, OutboxMetrics::snapshotAgeSeconds)
+        .description("age of the snapshot behind the outbox gauges").baseUnit("seconds").tags(tags)
+        .register(registry);
+    statsFailures = Counter.builder("outbox4j.stats.failures").description("stats queries that failed").tags(tags)
+        .register(registry);
+  }
+
+  private double snapshotAgeSeconds() {
+    Snapshot current = snapshot.get();
+    if (current == null) {
+      return Double.NaN;
+    }
+    return Math.max(0, Duration.between(current.takenAt(), clock.instant()).toNanos() / 1e9);
   }
 
   private double lagSeconds() {
@@ -125,20 +152,42 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     return stats == null ? Double.NaN : reading.applyAsLong(stats);
   }
 
+  /** @return the snapshot's stats (never waiting for the store), after starting a refresh when it is due */
   private @Nullable OutboxStats statsOrNull() {
     Instant now = clock.instant();
+    Instant attempted = lastAttempt;
+    if ((attempted == null || !now.isBefore(attempted.plus(refresh))) && refreshing.compareAndSet(false, true)) {
+      lastAttempt = now;
+      try {
+        executor.execute(this::refresh);
+      } catch (RuntimeException e) {
+        refreshing.set(false);
+        LOG.log(System.Logger.Level.WARNING, "could not start an outbox stats refresh", e);
+      }
+    }
     Snapshot current = snapshot.get();
-    if (current != null && now.isBefore(current.takenAt().plus(refresh))) {
-      return current.stats();
-    }
+    return current == null ? null : current.stats();
+  }
+
+  private void refresh() {
     try {
-      Snapshot fresh = new Snapshot(store.stats(now), now);
-      snapshot.set(fresh);
-      return fresh.stats();
+      OutboxStats stats = store.stats(clock.instant());
+      snapshot.set(new Snapshot(stats, clock.instant())); // its age counts from the answer, however slow it was
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "reading outbox stats failed; keeping the last values", e);
-      return current == null ? null : current.stats();
+      Counter failures = statsFailures;
+      if (failures != null) {
+        failures.increment();
+      }
+      LOG.log(System.Logger.Level.WARNING, "reading outbox stats failed; keeping the last values: " + e);
+    } finally {
+      refreshing.set(false);
     }
+  }
+
+  private static void startDaemon(Runnable refresh) {
+    Thread thread = new Thread(refresh, "outbox4j-metrics-refresh");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   @Override
@@ -199,6 +248,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     private Tags tags = Tags.empty();
     private Clock clock = Clock.systemUTC();
     private Duration refresh = DEFAULT_REFRESH;
+    private java.util.concurrent.Executor executor = OutboxMetrics::startDaemon;
 
     private Builder(OutboxStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -243,6 +293,17 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
         throw new IllegalArgumentException("refreshInterval must not be negative, was " + interval);
       }
       this.refresh = interval;
+      return this;
+    }
+
+    /**
+     * @param refresher where stats refreshes run, one at a time; default a new daemon thread per refresh (at most one
+     *     per refresh interval, and only while the registry is scraped). {@code Runnable::run} refreshes on the
+     *     reading thread, which blocks scrapes: for tests only.
+     * @return this builder
+     */
+    public Builder withExecutor(java.util.concurrent.Executor refresher) {
+      this.executor = Objects.requireNonNull(refresher, "executor");
       return this;
     }
 

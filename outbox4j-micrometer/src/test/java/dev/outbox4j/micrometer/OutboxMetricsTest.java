@@ -27,7 +27,7 @@ class OutboxMetricsTest {
 
   @Test
   void counters_and_timers_follow_the_relays_outcomes() {
-    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withName("orders").build();
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withName("orders").withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
     write("ok");
     write("retry");
@@ -55,7 +55,7 @@ class OutboxMetricsTest {
 
   @Test
   void lag_is_the_age_of_the_oldest_waiting_entry_and_zero_when_none_waits() {
-    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO).build();
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO).withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
 
     assertThat(registry.get("outbox4j.lag").gauge().value()).isZero();
@@ -75,7 +75,7 @@ class OutboxMetricsTest {
           }
           return method.invoke(store, args);
         });
-    OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).build();
+    OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
 
     for (int i = 0; i < 10; i++) {
@@ -99,11 +99,74 @@ class OutboxMetricsTest {
           return method.invoke(store, args);
         });
     write("a");
-    OutboxMetrics metrics = OutboxMetrics.builder(flaky).withClock(clock).withRefreshInterval(Duration.ZERO).build();
+    OutboxMetrics metrics = OutboxMetrics.builder(flaky).withClock(clock).withRefreshInterval(Duration.ZERO).withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
 
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
     assertThat(calls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void a_scrape_during_a_database_outage_returns_at_once_with_the_last_values_and_their_age() throws Exception {
+    write("a");
+    java.util.concurrent.CountDownLatch outage = new java.util.concurrent.CountDownLatch(0);
+    AtomicInteger started = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> stall =
+        new java.util.concurrent.atomic.AtomicReference<>(outage);
+    OutboxStore hanging = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats")) {
+            java.util.concurrent.CountDownLatch latch = stall.get();
+            if (latch.getCount() > 0) {
+              started.incrementAndGet();
+            }
+            latch.await(); // a stats query stuck on a dead connection
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(hanging).withClock(clock).withRefreshInterval(Duration.ZERO).build();
+    metrics.bindTo(registry);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> registry.get("outbox4j.pending").gauge().value() == 1.0);
+    java.util.concurrent.CountDownLatch down = new java.util.concurrent.CountDownLatch(1);
+    stall.set(down);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+      registry.get("outbox4j.pending").gauge().value(); // starts the refresh that will hang
+      return started.get() >= 1;
+    });
+
+    clock.advance(Duration.ofSeconds(90));
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
+      for (int i = 0; i < 100; i++) {
+        assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1.0);
+      }
+    });
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isGreaterThanOrEqualTo(90.0);
+    assertThat(started.get()).as("stats queries started during the outage: one stuck, no pile-up").isEqualTo(1);
+
+    down.countDown(); // the database answers again
+    write("b");
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> registry.get("outbox4j.pending").gauge().value() == 2.0);
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isLessThan(90.0);
+  }
+
+  @Test
+  void a_failed_stats_query_is_counted() {
+    OutboxStore failing = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats")) {
+            throw new IllegalStateException("database down");
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(failing).withClock(clock).withRefreshInterval(Duration.ZERO)
+        .withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isNaN();
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isNaN();
+    assertThat(registry.get("outbox4j.stats.failures").counter().count()).isEqualTo(1);
   }
 }

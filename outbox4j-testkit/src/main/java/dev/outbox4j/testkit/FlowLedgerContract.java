@@ -148,6 +148,18 @@ public abstract class FlowLedgerContract {
   }
 
   @Test
+  final void validate_create_refuses_a_state_naming_another_flow_and_writes_nothing() {
+    String flowId = newFlowId();
+    String other = created(0, "the other flow");
+
+    assertThatThrownBy(() -> ledger().validateCreate(flowId, state(other, 0, "x"), TTL))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(flowId);
+
+    assertThat(ledger().load(flowId)).isEmpty();
+    assertThat(ledger().load(other)).map(FlowState::body).contains("the other flow");
+  }
+
+  @Test
   final void a_state_whose_flow_id_differs_from_the_key_is_refused() {
     String flowId = newFlowId();
 
@@ -293,6 +305,20 @@ public abstract class FlowLedgerContract {
   }
 
   @Test
+  final void an_owner_releases_its_own_expired_lease_and_nobody_elses() {
+    String flowId = created(0, "start");
+    assertThat(ledger().tryAcquireLease(flowId, "worker-a", LEASE)).isTrue();
+    clock().advance(LEASE.plusSeconds(1)); // worker-a's lease has lapsed, nobody took it over
+
+    assertThat(ledger().releaseLease(flowId, "worker-b")).as("not the owner").isFalse();
+    assertThat(ledger().releaseLease(flowId, "worker-a")).as("the owner, lease expired").isTrue();
+
+    assertThat(ledger().observeLease(flowId)).isEqualTo(LeaseObservation.unheld());
+    assertThat(ledger().releaseLease(flowId, "worker-a")).as("nothing left to release").isFalse();
+    assertThat(ledger().load(flowId)).map(FlowState::body).contains("start");
+  }
+
+  @Test
   final void observe_lease_reports_the_persisted_owner_and_expiry_verbatim_and_unheld_when_none() {
     String flowId = created(0, "start");
     assertThat(ledger().observeLease(newFlowId())).as("absent flow").isEqualTo(LeaseObservation.unheld());
@@ -370,6 +396,19 @@ public abstract class FlowLedgerContract {
     assertThat(ledger().purgeExpired(2)).isEqualTo(1);
     assertThat(ledger().purgeExpired(2)).isZero();
     assertThat(ledger().load(live)).map(FlowState::body).contains("long");
+  }
+
+  @Test
+  final void deleting_an_expired_flow_reports_it_absent_and_removes_it() {
+    String flowId = newFlowId();
+    assertThat(ledger().tryCreate(flowId, state(flowId, 0, "x"), Duration.ofMinutes(1))).isTrue();
+    clock().advance(Duration.ofMinutes(1));
+
+    assertThat(ledger().tryDelete(flowId)).as("an expired flow is absent").isFalse();
+
+    assertThat(ledger().purgeExpired(10)).as("already deleted, nothing left to purge").isZero();
+    assertThat(ledger().load(flowId)).isEmpty();
+    assertThat(ledger().tryCreate(flowId, state(flowId, 0, "again"), TTL)).isTrue();
   }
 
   @Test

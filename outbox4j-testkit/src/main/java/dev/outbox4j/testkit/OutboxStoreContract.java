@@ -6,15 +6,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outbox4j.DuplicateMessageException;
 import dev.outbox4j.EntryNotFoundException;
 import dev.outbox4j.EntryStatus;
+import dev.outbox4j.EntryTransitionException;
 import dev.outbox4j.Message;
 import dev.outbox4j.MessageLimits;
 import dev.outbox4j.MessageRejectedException;
 import dev.outbox4j.OptimisticConflictException;
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.OutboxException;
+import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
 import java.time.Clock;
 import java.time.Duration;
@@ -79,6 +84,10 @@ public abstract class OutboxStoreContract {
 
   private static Message unkeyed(String payload) {
     return Message.builder().withDestination("orders").withPayload(payload).build();
+  }
+
+  private static QuarantineReason poison(String text) {
+    return QuarantineReason.permanentFailure(text);
   }
 
   private static List<UUID> ids(List<Claim> claims) {
@@ -256,7 +265,7 @@ public abstract class OutboxStoreContract {
     UUID b1 = store.enqueue(message("d", "B")).id();
     Claim a1Claim = store.claim(1, now(), LEASE).get(0);
     assertThat(a1Claim.id()).isEqualTo(a1);
-    assertThat(store.quarantine(a1Claim, "poison")).isTrue();
+    assertThat(store.quarantine(a1Claim, poison("poison"))).isTrue();
 
     List<Claim> claims = store.claim(10, now().plusSeconds(3600), LEASE);
 
@@ -267,7 +276,7 @@ public abstract class OutboxStoreContract {
   public final void requeue_puts_a_quarantined_entry_back_at_the_head_of_its_key() {
     UUID a1 = store.enqueue(message("d", "A")).id();
     UUID a2 = store.enqueue(message("d", "A")).id();
-    store.quarantine(store.claim(1, now(), LEASE).get(0), "poison");
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("poison"));
 
     assertThat(store.requeue(a1, now())).isTrue();
 
@@ -284,7 +293,7 @@ public abstract class OutboxStoreContract {
   public final void discard_deletes_a_quarantined_entry_and_unblocks_its_key() {
     UUID a1 = store.enqueue(message("d", "A")).id();
     UUID a2 = store.enqueue(message("d", "A")).id();
-    store.quarantine(store.claim(1, now(), LEASE).get(0), "poison");
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("poison"));
 
     assertThat(store.discard(a1)).isTrue();
 
@@ -328,7 +337,7 @@ public abstract class OutboxStoreContract {
     OutboxEntry before = store.find(id).orElseThrow();
 
     assertThat(store.markFailed(stale, "late", now().plusSeconds(999))).isFalse();
-    assertThat(store.quarantine(stale, "late")).isFalse();
+    assertThat(store.quarantine(stale, poison("late"))).isFalse();
 
     OutboxEntry after = store.find(id).orElseThrow();
     assertThat(after.status()).isEqualTo(EntryStatus.PENDING);
@@ -368,7 +377,7 @@ public abstract class OutboxStoreContract {
     UUID id = store.enqueue(unkeyed("a")).id();
     Claim claim = store.claim(10, now(), LEASE).get(0);
 
-    store.markFailed(store.find(id).orElseThrow(), "operator says retry", null);
+    store.markFailed(store.find(id).orElseThrow(), "operator says retry", now());
 
     assertThat(ids(store.markDelivered(List.of(claim), now()))).containsExactly(id);
     assertThat(store.find(id).orElseThrow().status()).isEqualTo(EntryStatus.FAILED);
@@ -418,7 +427,7 @@ public abstract class OutboxStoreContract {
     }
     store.enqueue(unkeyed("healthy"));
     for (Claim claim : store.claim(5, now(), LEASE)) {
-      store.quarantine(claim, "schema rejected");
+      store.quarantine(claim, poison("schema rejected"));
     }
 
     List<OutboxEntry> page1 = store.quarantined(QuarantineQuery.first(3));
@@ -663,7 +672,7 @@ public abstract class OutboxStoreContract {
     store.claim(1, now(), LEASE); // a is in flight
     Claim q = store.claim(10, now(), LEASE).stream().filter(c -> c.message().orderingKey().isPresent())
         .findFirst().orElseThrow();
-    store.quarantine(q, "bad");
+    store.quarantine(q, poison("bad"));
 
     OutboxStats stats = store.stats(now());
 
@@ -672,5 +681,305 @@ public abstract class OutboxStoreContract {
     assertThat(stats.quarantined()).isEqualTo(1);
     assertThat(stats.oldestPending()).contains(first);
     assertThat(store.stats(now().plus(LEASE)).inFlight()).isZero();
+  }
+
+  // ------------------------------------------------------------------------------------------ save: new versus read
+
+  @Test
+  public final void save_never_brings_back_an_entry_delivered_and_deleted_since_it_was_read() {
+    OutboxEntry read = store.enqueue(message("d", "A"));
+    store.markDelivered(store.claim(1, now(), LEASE), now()); // deleted on delivery
+
+    assertThatThrownBy(() -> store.save(read.withAttempts(1, "retry it")))
+        .isInstanceOfSatisfying(EntryNotFoundException.class, e -> assertThat(e.entryId()).isEqualTo(read.id()));
+
+    assertThat(store.find(read.id())).isEmpty();
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+  }
+
+  @Test
+  public final void save_never_brings_back_a_discarded_or_purged_entry() {
+    OutboxEntry discarded = store.enqueue(unkeyed("discarded"));
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));
+    OutboxEntry quarantined = store.find(discarded.id()).orElseThrow();
+    assertThat(store.discard(discarded.id())).isTrue();
+    OutboxStore keeping = newStore(clock, Retention.keepFor(Duration.ofMinutes(1)));
+    OutboxEntry purged = keeping.enqueue(unkeyed("purged"));
+    OutboxEntry delivered = keeping.markDelivered(purged, "ok");
+    assertThat(keeping.purgeDelivered(now().plus(Duration.ofMinutes(1)), 10)).isEqualTo(1);
+
+    assertThatThrownBy(() -> store.save(quarantined.withStatus(EntryStatus.PENDING)))
+        .isInstanceOf(EntryNotFoundException.class);
+    assertThatThrownBy(() -> keeping.save(delivered)).isInstanceOf(EntryNotFoundException.class);
+
+    assertThat(store.find(discarded.id())).isEmpty();
+    assertThat(keeping.find(purged.id())).isEmpty();
+  }
+
+  @Test
+  public final void save_of_a_new_entry_whose_id_exists_raises_an_optimistic_conflict_and_changes_nothing() {
+    OutboxEntry stored = store.enqueue(unkeyed("a"));
+    OutboxEntry fresh = OutboxEntry.pending(stored.message(), now()).withAttempts(5, "mine");
+    assertThat(fresh.version()).isZero();
+
+    assertThatThrownBy(() -> store.save(fresh)).isInstanceOfSatisfying(OptimisticConflictException.class,
+        e -> assertThat(e.expectedVersion()).isZero());
+    assertThat(store.find(stored.id())).contains(stored);
+  }
+
+  @Test
+  public final void two_concurrent_saves_of_one_new_id_insert_it_exactly_once() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      OutboxEntry fresh = OutboxEntry.pending(message("d", "race" + round), now());
+      List<Object> outcomes = Race.run(2, Duration.ofSeconds(60), i -> () -> {
+        try {
+          return store.save(fresh);
+        } catch (OutboxException e) {
+          return e;
+        }
+      });
+
+      List<Object> inserted = outcomes.stream().filter(OutboxEntry.class::isInstance).toList();
+      assertThat(inserted).as("saves that inserted").hasSize(1);
+      assertThat(outcomes).as("saves refused").filteredOn(o -> !(o instanceof OutboxEntry)).singleElement()
+          .isInstanceOf(OptimisticConflictException.class);
+      assertThat(store.find(fresh.id())).contains((OutboxEntry) inserted.get(0));
+    }
+    assertThat(store.stats(now()).pending()).isEqualTo(5);
+  }
+
+  // ------------------------------------------------------------------------------------------ parked ("failed")
+
+  @Test
+  public final void mark_failed_without_a_retry_time_parks_the_entry_blocking_its_key_until_an_operator_acts() {
+    OutboxEntry head = store.enqueue(message("d", "A"));
+    UUID next = store.enqueue(message("d", "A")).id();
+    UUID other = store.enqueue(message("d", "B")).id();
+
+    OutboxEntry parked = store.markFailed(head, "consumer rejected it", null);
+
+    assertThat(parked.status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(parked.attempts()).isEqualTo(1);
+    assertThat(parked.lastError()).isEqualTo("consumer rejected it");
+    assertThat(store.find(head.id())).contains(parked);
+    Instant muchLater = now().plus(Duration.ofDays(365));
+    assertThat(store.findRetryReady(muchLater, 10)).isEmpty();
+    assertThat(store.findPending(10)).extracting(OutboxEntry::id).containsExactly(next, other);
+    assertThat(ids(store.claim(10, muchLater, LEASE))).containsExactly(other);
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(head.id());
+    OutboxStats stats = store.stats(muchLater);
+    assertThat(stats.quarantined()).isEqualTo(1);
+    assertThat(stats.pending()).isEqualTo(2);
+
+    assertThat(store.requeue(head.id(), muchLater)).isTrue();
+    OutboxEntry requeued = store.find(head.id()).orElseThrow();
+    assertThat(requeued.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(requeued.attempts()).isZero();
+    assertThat(ids(store.claim(10, muchLater, LEASE))).containsExactly(head.id());
+  }
+
+  @Test
+  public final void a_parked_entry_can_be_dead_lettered_or_discarded() {
+    OutboxEntry first = store.enqueue(message("d", "A"));
+    OutboxEntry second = store.enqueue(message("d", "B"));
+    OutboxEntry parkedFirst = store.markFailed(first, "e1", null);
+    store.markFailed(second, "e2", null);
+
+    OutboxEntry dead = store.markDeadLettered(parkedFirst, "e1", "given up by the host");
+    assertThat(dead.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.discard(second.id())).isTrue();
+
+    assertThat(store.find(second.id())).isEmpty();
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(first.id());
+  }
+
+  // ------------------------------------------------------------------------------------------ checked transitions
+
+  @Test
+  public final void the_entry_face_never_moves_an_entry_out_of_quarantine() {
+    store.enqueue(unkeyed("a"));
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));
+    OutboxEntry quarantined = store.quarantined(QuarantineQuery.first(1)).get(0);
+
+    assertRefused(() -> store.markFailed(quarantined, "retry?", now()), quarantined, "markFailed");
+    assertRefused(() -> store.markFailed(quarantined, "retry?", null), quarantined, "markFailed");
+    assertRefused(() -> store.markDelivered(quarantined, "sent by hand"), quarantined, "markDelivered");
+    assertRefused(() -> store.markDeadLettered(quarantined, "again", null), quarantined, "markDeadLettered");
+
+    assertThat(store.find(quarantined.id())).contains(quarantined);
+  }
+
+  @Test
+  public final void the_entry_face_never_moves_a_parked_entry_except_to_dead_lettered() {
+    OutboxEntry parked = store.markFailed(store.enqueue(unkeyed("a")), "e", null);
+
+    assertRefused(() -> store.markFailed(parked, "again", now()), parked, "markFailed");
+    assertRefused(() -> store.markDelivered(parked, null), parked, "markDelivered");
+
+    assertThat(store.find(parked.id())).contains(parked);
+  }
+
+  @Test
+  public final void a_delivered_entry_kept_for_retention_cannot_be_failed_dead_lettered_or_saved_back() {
+    OutboxStore keeping = newStore(clock, Retention.keepFor(Duration.ofHours(1)));
+    OutboxEntry delivered = keeping.markDelivered(keeping.enqueue(message("d", "A")), "offset 1");
+
+    assertRefused(() -> keeping.markFailed(delivered, "late failure", now()), delivered, "markFailed");
+    assertRefused(() -> keeping.markDelivered(delivered, "twice"), delivered, "markDelivered");
+    assertRefused(() -> keeping.markDeadLettered(delivered, "e", null), delivered, "markDeadLettered");
+    assertThatThrownBy(() -> keeping.save(delivered.withStatus(EntryStatus.PENDING)))
+        .isInstanceOfSatisfying(EntryTransitionException.class,
+            e -> assertThat(e.from()).isEqualTo(EntryStatus.DELIVERED));
+
+    assertThat(keeping.find(delivered.id())).contains(delivered);
+    assertThat(keeping.claim(10, now(), LEASE)).isEmpty();
+  }
+
+  private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, OutboxEntry entry,
+      String operation) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(EntryTransitionException.class, e -> {
+      assertThat(e.entryId()).isEqualTo(entry.id());
+      assertThat(e.from()).isEqualTo(entry.status());
+      assertThat(e.operation()).isEqualTo(operation);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------ results and reasons
+
+  @Test
+  public final void mark_delivered_under_keep_for_keeps_the_result_readable() {
+    OutboxStore keeping = newStore(clock, Retention.keepFor(Duration.ofHours(1)));
+    OutboxEntry read = keeping.enqueue(unkeyed("a"));
+
+    OutboxEntry delivered = keeping.markDelivered(read, "partition 3 offset 42");
+
+    OutboxEntry found = keeping.find(read.id()).orElseThrow();
+    assertThat(found).isEqualTo(delivered);
+    assertThat(found.status()).isEqualTo(EntryStatus.DELIVERED);
+    assertThat(found.deliveryResult()).isEqualTo("partition 3 offset 42");
+    assertThat(found.deliveredAt()).isEqualTo(now());
+  }
+
+  @Test
+  public final void mark_dead_lettered_without_a_reason_uses_the_error_and_counts_no_attempt() {
+    OutboxEntry read = store.enqueue(unkeyed("a"));
+
+    OutboxEntry dead = store.markDeadLettered(read, "422 Unprocessable Entity", null);
+
+    assertThat(dead.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(dead.quarantineReason()).isEqualTo("422 Unprocessable Entity");
+    assertThat(dead.lastError()).isEqualTo("422 Unprocessable Entity");
+    assertThat(dead.quarantineKind()).isEqualTo(QuarantineKind.DEAD_LETTERED);
+    assertThat(dead.attempts()).isEqualTo(read.attempts());
+    assertThat(store.find(read.id())).contains(dead);
+  }
+
+  @Test
+  public final void quarantine_reasons_carry_a_kind_readable_without_parsing_text() {
+    UUID permanent = store.enqueue(unkeyed("p")).id();
+    UUID exhausted = store.enqueue(unkeyed("x")).id();
+    UUID byOperator = store.enqueue(unkeyed("o")).id();
+    List<Claim> claims = store.claim(2, now(), LEASE);
+    store.quarantine(claims.get(0), QuarantineReason.permanentFailure("404 no such topic"));
+    store.quarantine(claims.get(1), QuarantineReason.retriesExhausted("retry budget of 1h spent"));
+    store.save(store.find(byOperator).orElseThrow().withStatus(EntryStatus.QUARANTINED));
+
+    assertThat(store.find(permanent).orElseThrow().quarantine())
+        .contains(new QuarantineReason(QuarantineKind.PERMANENT_FAILURE, "404 no such topic"));
+    assertThat(store.find(exhausted).orElseThrow().quarantine())
+        .contains(new QuarantineReason(QuarantineKind.RETRIES_EXHAUSTED, "retry budget of 1h spent"));
+    assertThat(store.find(byOperator).orElseThrow().quarantineKind()).isEqualTo(QuarantineKind.OPERATOR);
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::quarantineKind)
+        .containsExactly(QuarantineKind.PERMANENT_FAILURE, QuarantineKind.RETRIES_EXHAUSTED, QuarantineKind.OPERATOR);
+
+    store.requeue(permanent, now());
+    assertThat(store.find(permanent).orElseThrow().quarantine()).isEmpty();
+  }
+
+  // ------------------------------------------------------------------------------------------ seed edge cases
+
+  @Test
+  public final void find_pending_and_find_retry_ready_return_nothing_for_zero_and_refuse_a_negative_max() {
+    store.enqueue(unkeyed("a"));
+    store.markFailed(store.enqueue(unkeyed("b")), "e", now());
+
+    assertThat(store.findPending(0)).isEmpty();
+    assertThat(store.findRetryReady(now(), 0)).isEmpty();
+    assertThatThrownBy(() -> store.findPending(-1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.findRetryReady(now(), -1)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(store.findPending(1)).hasSize(1);
+    assertThat(store.findRetryReady(now(), 1)).hasSize(1);
+  }
+
+  // ------------------------------------------------------------------------------------------ bulk operator actions
+
+  @Test
+  public final void requeue_all_and_discard_all_act_on_the_selected_entries_only() {
+    UUID keyA = quarantineNew(message("orders", "A"), QuarantineReason.retriesExhausted("broker down 100%"));
+    UUID keyB = quarantineNew(message("orders", "B"), QuarantineReason.permanentFailure("schema rejected"));
+    UUID invoices = quarantineNew(message("invoices", "C"), QuarantineReason.permanentFailure("404 not found"));
+    UUID parked = store.markFailed(store.enqueue(message("invoices", "D")), "host gave up on it", null).id();
+    UUID healthy = store.enqueue(message("orders", "E")).id();
+
+    assertThat(store.requeueAll(QuarantineSelector.ofKey("A"), now(), 100)).isEqualTo(1);
+    assertThat(store.find(keyA).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.requeueAll(QuarantineSelector.ofKind(QuarantineKind.PERMANENT_FAILURE)
+        .withKind(QuarantineKind.RETRIES_EXHAUSTED), now(), 100)).isZero();
+    assertThat(store.requeueAll(QuarantineSelector.reasonContaining("gave up"), now(), 100)).isEqualTo(1);
+    assertThat(store.find(parked).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.requeueAll(QuarantineSelector.reasonContaining("100%"), now(), 100)).isZero();
+    assertThat(store.discardAll(QuarantineSelector.ofDestination("invoices"), 100)).isEqualTo(1);
+    assertThat(store.find(invoices)).isEmpty();
+    assertThat(store.discardAll(new QuarantineSelector("B", "orders", "schema", QuarantineKind.PERMANENT_FAILURE),
+        100)).isEqualTo(1);
+    assertThat(store.find(keyB)).isEmpty();
+
+    assertThat(store.find(healthy).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.quarantined(QuarantineQuery.first(10))).isEmpty();
+  }
+
+  @Test
+  public final void bulk_operator_actions_work_in_bounded_batches_oldest_first() {
+    List<UUID> quarantined = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      quarantined.add(quarantineNew(message("d", "K" + i), QuarantineReason.retriesExhausted("outage")));
+    }
+
+    assertThat(store.requeueAll(QuarantineSelector.all(), now(), 2)).isEqualTo(2);
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id)
+        .containsExactlyElementsOf(quarantined.subList(2, 5));
+    assertThat(store.requeueAll(QuarantineSelector.all(), now(), 2)).isEqualTo(2);
+    assertThat(store.discardAll(QuarantineSelector.all(), 2)).isEqualTo(1);
+    assertThat(store.discardAll(QuarantineSelector.all(), 2)).isZero();
+    assertThat(store.findPending(10)).extracting(OutboxEntry::id).containsExactlyElementsOf(quarantined.subList(0, 4));
+    assertThatThrownBy(() -> store.requeueAll(QuarantineSelector.all(), now(), 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.discardAll(QuarantineSelector.all(), 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void a_bulk_requeue_larger_than_one_statement_requeues_everything_it_selected() {
+    for (int i = 0; i < 603; i++) {
+      store.enqueue(unkeyed("m" + i));
+    }
+    for (int i = 0; i < 2; i++) {
+      for (Claim claim : store.claim(500, now(), LEASE)) {
+        store.quarantine(claim, QuarantineReason.retriesExhausted("outage"));
+      }
+    }
+
+    assertThat(store.requeueAll(QuarantineSelector.all(), now(), 600)).isEqualTo(600);
+    assertThat(store.stats(now()).quarantined()).isEqualTo(3);
+    assertThat(store.discardAll(QuarantineSelector.all(), 10_000)).isEqualTo(3);
+  }
+
+  /** Writes a message, claims it and quarantines it; call only when no other entry is claimable. */
+  private UUID quarantineNew(Message message, QuarantineReason reason) {
+    UUID id = store.enqueue(message).id();
+    List<Claim> claims = store.claim(100, now(), LEASE);
+    assertThat(ids(claims)).containsExactly(id);
+    assertThat(store.quarantine(claims.get(0), reason)).isTrue();
+    return id;
   }
 }

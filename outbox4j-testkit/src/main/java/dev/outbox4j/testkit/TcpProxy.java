@@ -33,6 +33,8 @@ public final class TcpProxy implements AutoCloseable {
   private @Nullable Thread acceptor;
   private @Nullable ServerSocket listener;
   private boolean closed;
+  private final Object stallLock = new Object();
+  private volatile boolean stalled;
 
   private TcpProxy(InetSocketAddress target) throws IOException {
     this.target = target;
@@ -66,6 +68,36 @@ public final class TcpProxy implements AutoCloseable {
   /** @return {@code 127.0.0.1}, the only address the proxy listens on */
   public String host() {
     return "127.0.0.1";
+  }
+
+  /**
+   * Stops forwarding bytes in both directions without closing anything: connections stay open, new ones are accepted,
+   * and whatever either side sends is held until {@link #resume()}. This is a half-open network path (a failover
+   * without a TCP reset, a silently dropped route): a client waiting for an answer waits until its own timeout fires.
+   */
+  public void stall() {
+    stalled = true;
+  }
+
+  /** Forwards again, delivering whatever was held since {@link #stall()}. */
+  public void resume() {
+    synchronized (stallLock) {
+      stalled = false;
+      stallLock.notifyAll();
+    }
+  }
+
+  /** @return {@code true} between {@link #stall()} and {@link #resume()} */
+  public boolean isStalled() {
+    return stalled;
+  }
+
+  private void awaitNotStalled(Socket to) throws InterruptedException {
+    synchronized (stallLock) {
+      while (stalled && !to.isClosed()) {
+        stallLock.wait(100); // bounded: cut() and close() close the sockets, which ends the pump on its next write
+      }
+    }
   }
 
   /** @return {@code true} between {@link #cut()} and {@link #restore()} */
@@ -184,9 +216,12 @@ public final class TcpProxy implements AutoCloseable {
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int read;
         while ((read = in.read(buffer)) >= 0) {
+          awaitNotStalled(to);
           out.write(buffer, 0, read);
           out.flush();
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } catch (SocketException e) {
         // closed by cut(), or by the other side
       } catch (IOException e) {

@@ -1,0 +1,20 @@
+package dev.outbox4j;
+
+/**
+ * Why an entry stopped being retried, as a value a tool can act on without parsing the reason's text: a dashboard can
+ * requeue every {@link #RETRIES_EXHAUSTED} entry after an outage and leave {@link #PERMANENT_FAILURE} entries for a
+ * person to look at.
+ */
+public enum QuarantineKind {
+  /** The transport said the message can never succeed as it is (a rejected payload, an unknown destination). */
+  PERMANENT_FAILURE,
+  /**
+   * The relay's retry budget ran out: the attempt limit, or any other bound on retrying (for example a retry time
+   * budget), was reached while failures stayed retryable.
+   */
+  RETRIES_EXHAUSTED,
+  /** A host dead-lettered the entry through the entry face ({@code OutboxStore.markDeadLettered}). */
+  DEAD_LETTERED,
+  /** An operator or tool quarantined the entry by writing its state ({@code OutboxStore.save}). */
+  OPERATOR
+}
