@@ -1,0 +1,50 @@
+package dev.outbox4j.examples.orders;
+
+import dev.outbox4j.spring.OutboxEventRoute;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.DirectExchange;
+import org.springframework.amqp.core.Queue;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Orders in one process: {@link OrderService} saves an order and publishes {@link OrderPlaced} in one transaction; the
+ * outbox4j starter writes the event to the outbox in that transaction and its relay delivers it to RabbitMQ;
+ * {@link BillingConsumer} receives it and bills the order exactly once through the inbox.
+ */
+@SpringBootApplication
+public class OrdersApplication {
+
+  /**
+   * @param args Spring Boot arguments
+   */
+  public static void main(String[] args) {
+    SpringApplication.run(OrdersApplication.class, args);
+  }
+
+  /**
+   * @param exchange the exchange the events go to
+   * @return the route of {@link OrderPlaced} events: {@code <exchange>/placed}, ordered per order id
+   */
+  @Bean
+  OutboxEventRoute<OrderPlaced> orderPlacedRoute(@Value("${orders.exchange}") String exchange) {
+    return OutboxEventRoute.of(OrderPlaced.class, exchange + "/placed", OrderPlaced::orderId);
+  }
+
+  /**
+   * @param exchange the exchange
+   * @param queue the billing queue
+   * @return the exchange, the billing queue and their binding, declared by Spring AMQP
+   */
+  @Bean
+  Declarables ordersTopology(@Value("${orders.exchange}") String exchange, @Value("${orders.queue}") String queue) {
+    DirectExchange orders = new DirectExchange(exchange, true, false);
+    Queue billing = new Queue(queue, true);
+    Binding placed = BindingBuilder.bind(billing).to(orders).with("placed");
+    return new Declarables(orders, billing, placed);
+  }
+}

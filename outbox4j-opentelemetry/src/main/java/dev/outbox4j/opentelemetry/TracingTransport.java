@@ -1,0 +1,131 @@
+package dev.outbox4j.opentelemetry;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Transport;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A {@link Transport} that records each delivery as an OpenTelemetry PRODUCER span, parented on the trace context the
+ * writer stored in the message's headers ({@link TracingOutbox}), so the send appears inside the trace of the request
+ * that wrote the message, however much later the relay sends it.
+ *
+ * <p>The message goes to the wrapped transport unchanged: its {@code traceparent} header still names the writer's
+ * span, so a consumer that continues the trace from the broker headers lands in the same trace (SPEC §2: stored and
+ * sent on unchanged). The span ends when the wrapped transport's stage completes; a retryable or permanent outcome
+ * sets the span's status to error, with the reason as its description and {@code error.type} set to
+ * {@code retryable} or {@code permanent}.
+ *
+ * <p>Span name {@code send <destination>}; attributes from the messaging semantic conventions:
+ * {@code messaging.system}, {@code messaging.destination.name}, {@code messaging.message.id},
+ * {@code messaging.operation.type}={@code send}, {@code messaging.operation.name}={@code send}; the ordering key as
+ * {@code messaging.kafka.message.key} on Kafka and as {@code outbox4j.ordering_key} everywhere.
+ *
+ * <p>Thread-safe when the wrapped transport is.
+ */
+public final class TracingTransport implements Transport {
+  /** The instrumentation scope name of the spans this module opens. */
+  public static final String INSTRUMENTATION_NAME = "dev.outbox4j";
+
+  static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("messaging.system");
+  static final AttributeKey<String> DESTINATION = AttributeKey.stringKey("messaging.destination.name");
+  static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
+  static final AttributeKey<String> OPERATION_TYPE = AttributeKey.stringKey("messaging.operation.type");
+  static final AttributeKey<String> OPERATION_NAME = AttributeKey.stringKey("messaging.operation.name");
+  static final AttributeKey<String> KAFKA_KEY = AttributeKey.stringKey("messaging.kafka.message.key");
+  static final AttributeKey<String> ORDERING_KEY = AttributeKey.stringKey("outbox4j.ordering_key");
+  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+
+  private final Transport delegate;
+  private final Tracer tracer;
+  private final String system;
+
+  private TracingTransport(Transport delegate, OpenTelemetry openTelemetry, String system) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.tracer = openTelemetry.getTracer(INSTRUMENTATION_NAME);
+    this.system = Objects.requireNonNull(system, "system");
+    if (system.isBlank()) {
+      throw new IllegalArgumentException("system must not be blank");
+    }
+  }
+
+  /**
+   * @param transport the transport that sends
+   * @param openTelemetry where spans go (for example {@code GlobalOpenTelemetry.get()})
+   * @param system the {@code messaging.system} value: {@code kafka}, {@code rabbitmq}, {@code nats}, {@code http}...
+   * @return a transport that traces each delivery
+   * @throws IllegalArgumentException if system is blank
+   */
+  public static TracingTransport wrap(Transport transport, OpenTelemetry openTelemetry, String system) {
+    return new TracingTransport(transport, openTelemetry, system);
+  }
+
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    SpanBuilder builder = tracer.spanBuilder("send " + message.destination())
+        .setSpanKind(SpanKind.PRODUCER)
+        .setParent(TraceHeaders.extract(message.headers()))
+        .setAttribute(SYSTEM, system)
+        .setAttribute(DESTINATION, message.destination())
+        .setAttribute(MESSAGE_ID, message.id().toString())
+        .setAttribute(OPERATION_TYPE, "send")
+        .setAttribute(OPERATION_NAME, "send");
+    message.orderingKey().ifPresent(key -> {
+      builder.setAttribute(ORDERING_KEY, key);
+      if (system.equals("kafka")) {
+        builder.setAttribute(KAFKA_KEY, key);
+      }
+    });
+    Span span = builder.startSpan();
+    CompletionStage<DeliveryOutcome> stage;
+    try (Scope ignored = span.makeCurrent()) {
+      stage = delegate.deliver(message);
+    } catch (RuntimeException e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+      span.end();
+      throw e;
+    }
+    return stage.whenComplete((outcome, error) -> {
+      if (error != null) {
+        span.recordException(error);
+        span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+      } else if (outcome instanceof DeliveryOutcome.Retryable retryable) {
+        span.setAttribute(ERROR_TYPE, "retryable");
+        span.setStatus(StatusCode.ERROR, retryable.reason());
+      } else if (outcome instanceof DeliveryOutcome.Permanent permanent) {
+        span.setAttribute(ERROR_TYPE, "permanent");
+        span.setStatus(StatusCode.ERROR, permanent.reason());
+      }
+      span.end();
+    });
+  }
+
+  /** @return the wrapped transport's bound: tracing adds no wait */
+  @Override
+  public Duration maxAnswerTime() {
+    return delegate.maxAnswerTime();
+  }
+
+  /** Closes the wrapped transport. */
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  /** @return the wrapped transport */
+  public Transport delegate() {
+    return delegate;
+  }
+
+}

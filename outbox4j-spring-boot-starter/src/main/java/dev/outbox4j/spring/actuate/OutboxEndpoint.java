@@ -1,0 +1,118 @@
+package dev.outbox4j.spring.actuate;
+
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code outbox4j} Actuator endpoint: quarantined entries (never their payloads) and the operator's ways out.
+ *
+ * <ul>
+ *   <li>read: {@code GET /actuator/outbox4j?limit=&after=} lists quarantined entries in sequence order, at most
+ *       {@code limit} (default 100, at most {@value QuarantineQuery#MAX_LIMIT}) after sequence {@code after};
+ *   <li>write: {@code POST /actuator/outbox4j/{id}} requeues the entry (pending again, attempts reset);
+ *   <li>delete: {@code DELETE /actuator/outbox4j/{id}} discards it.
+ * </ul>
+ *
+ * <p>Exposed and secured like Actuator's own endpoints: not exposed over HTTP unless listed in
+ * {@code management.endpoints.web.exposure.include}; {@code management.endpoint.outbox4j.access=read-only} removes
+ * the write operations; Spring Security rules for {@code EndpointRequest} apply. Thread-safe.
+ */
+@Endpoint(id = "outbox4j")
+public final class OutboxEndpoint {
+  private static final int DEFAULT_LIMIT = 100;
+
+  private final OutboxStore store;
+  private final Clock clock;
+
+  /**
+   * @param store the outbox store
+   * @param clock the time a requeued entry becomes available
+   */
+  public OutboxEndpoint(OutboxStore store, Clock clock) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * @param limit the most entries to list; default 100
+   * @param after list entries after this sequence; default from the start
+   * @return the quarantined entries
+   */
+  @ReadOperation
+  public QuarantineReport quarantined(@Nullable Integer limit, @Nullable Long after) {
+    QuarantineQuery query = QuarantineQuery.first(limit == null ? DEFAULT_LIMIT : limit);
+    if (after != null) {
+      query = query.after(after);
+    }
+    return new QuarantineReport(store.quarantined(query).stream().map(QuarantinedEntry::of).toList());
+  }
+
+  /**
+   * @param id the entry's id
+   * @return whether a quarantined entry with that id was requeued
+   */
+  @WriteOperation
+  public ActionResult requeue(@Selector String id) {
+    UUID entry = UUID.fromString(id);
+    return new ActionResult(entry.toString(), "requeue", store.requeue(entry, clock.instant()));
+  }
+
+  /**
+   * @param id the entry's id
+   * @return whether a quarantined entry with that id was discarded
+   */
+  @DeleteOperation
+  public ActionResult discard(@Selector String id) {
+    UUID entry = UUID.fromString(id);
+    return new ActionResult(entry.toString(), "discard", store.discard(entry));
+  }
+
+  /**
+   * The quarantined entries of one page.
+   *
+   * @param entries in sequence order
+   */
+  public record QuarantineReport(List<QuarantinedEntry> entries) {}
+
+  /**
+   * One quarantined entry, without its payload or headers.
+   *
+   * @param id the message id
+   * @param sequence the entry's sequence, for paging
+   * @param destination the destination
+   * @param orderingKey the ordering key, or {@code null}
+   * @param attempts failed attempts
+   * @param reason why it was quarantined
+   * @param lastError the last delivery error
+   * @param createdAt when it was written
+   */
+  public record QuarantinedEntry(String id, long sequence, String destination, @Nullable String orderingKey,
+      int attempts, @Nullable String reason, @Nullable String lastError, Instant createdAt) {
+    static QuarantinedEntry of(OutboxEntry entry) {
+      return new QuarantinedEntry(entry.id().toString(), entry.sequence(), entry.message().destination(),
+          entry.message().orderingKey().orElse(null), entry.attempts(), entry.quarantineReason(), entry.lastError(),
+          entry.createdAt());
+    }
+  }
+
+  /**
+   * What an operator action did.
+   *
+   * @param id the entry's id
+   * @param action {@code requeue} or {@code discard}
+   * @param applied {@code false} when no quarantined entry has that id
+   */
+  public record ActionResult(String id, String action, boolean applied) {}
+}

@@ -1,0 +1,53 @@
+package dev.outbox4j.spring.autoconfigure;
+
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spring.actuate.OutboxEndpoint;
+import dev.outbox4j.spring.actuate.OutboxHealthIndicator;
+import java.time.Clock;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@code outbox4j} health indicator (when Boot's health module is present; switch it off with
+ * {@code management.health.outbox4j.enabled=false}) and the {@code outbox4j} endpoint (when Actuator is present and the
+ * endpoint is available: exposed and not switched off).
+ */
+@AutoConfiguration(after = Outbox4jAutoConfiguration.class)
+@ConditionalOnBean(JdbcOutboxStore.class)
+public class Outbox4jActuatorAutoConfiguration {
+
+  /** Creates the configuration; called by Spring. */
+  public Outbox4jActuatorAutoConfiguration() {}
+
+  /** The health indicator. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  @ConditionalOnEnabledHealthIndicator("outbox4j")
+  static class Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "outbox4jHealthIndicator")
+    OutboxHealthIndicator outbox4jHealthIndicator(JdbcOutboxStore store, Outbox4jProperties properties) {
+      return new OutboxHealthIndicator(store, Clock.systemUTC(), properties.getHealth().getMaxLag());
+    }
+  }
+
+  /** The quarantine endpoint. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+  static class Quarantine {
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
+    OutboxEndpoint outbox4jEndpoint(JdbcOutboxStore store) {
+      return new OutboxEndpoint(store, Clock.systemUTC());
+    }
+  }
+}

@@ -1,0 +1,598 @@
+package dev.outbox4j.spring.autoconfigure;
+
+import dev.outbox4j.MessageLimits;
+import dev.outbox4j.RelayBuilder;
+import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.jdbc.TableNames;
+import dev.outbox4j.spring.WithoutTransaction;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The outbox4j.* properties. Every default is the core's own constant, so a property left out behaves exactly
+ * like the plain library. Validated when the components are built: a value out of range fails start-up with the
+ * core's message, which names the option.
+ *
+ * <p>Mutable JavaBean, bound once at start-up by Spring Boot; not for use across threads.
+ */
+@ConfigurationProperties(prefix = "outbox4j")
+public class Outbox4jProperties {
+  /** Whether the outbox4j auto-configuration is active at all. */
+  private boolean enabled = true;
+
+  private final Tables tables = new Tables();
+  private final Write write = new Write();
+  private final Limits limits = new Limits();
+  private final Relay relay = new Relay();
+  private final Retry retry = new Retry();
+  private final Transport transport = new Transport();
+  private final Inbox inbox = new Inbox();
+  private final FlowLedger flowLedger = new FlowLedger();
+  private final Health health = new Health();
+  private final Tracing tracing = new Tracing();
+  private final Events events = new Events();
+
+  /**
+   * When to apply outbox4j's schema migrations at start-up: auto (the default) applies them unless Flyway or
+   * Liquibase is on the class path (then copy the migration files into your own), always, or never.
+   */
+  private Migrate migrate = Migrate.AUTO;
+
+  /**
+   * Delivered entries are kept this long and purged by the relay in bounded batches; unset (the default) deletes an
+   * entry as soon as it is delivered.
+   */
+  private @Nullable Duration keepDelivered;
+
+  /** Schema-migration policy. */
+  public enum Migrate {
+    /** Migrate unless Flyway or Liquibase is on the class path. */
+    AUTO,
+    /** Always migrate (idempotent). */
+    ALWAYS,
+    /** Never migrate; the schema is managed elsewhere. */
+    NEVER
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public Tables getTables() {
+    return tables;
+  }
+
+  public Write getWrite() {
+    return write;
+  }
+
+  public Limits getLimits() {
+    return limits;
+  }
+
+  public Relay getRelay() {
+    return relay;
+  }
+
+  public Retry getRetry() {
+    return retry;
+  }
+
+  public Transport getTransport() {
+    return transport;
+  }
+
+  public Inbox getInbox() {
+    return inbox;
+  }
+
+  public FlowLedger getFlowLedger() {
+    return flowLedger;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
+
+  public Tracing getTracing() {
+    return tracing;
+  }
+
+  public Events getEvents() {
+    return events;
+  }
+
+  public Migrate getMigrate() {
+    return migrate;
+  }
+
+  public void setMigrate(Migrate migrate) {
+    this.migrate = migrate;
+  }
+
+  public @Nullable Duration getKeepDelivered() {
+    return keepDelivered;
+  }
+
+  public void setKeepDelivered(@Nullable Duration keepDelivered) {
+    this.keepDelivered = keepDelivered;
+  }
+
+  /** Names of the outbox4j tables. */
+  public static class Tables {
+    /** Prefix of every outbox4j table, sequence and trigger name; a plain identifier of at most 30 characters. */
+    private String prefix = TableNames.DEFAULT_PREFIX;
+
+    /** Schema (a database on MariaDB/MySQL) of the tables; unset for the connection's default. */
+    private @Nullable String schema;
+
+    public String getPrefix() {
+      return prefix;
+    }
+
+    public void setPrefix(String prefix) {
+      this.prefix = prefix;
+    }
+
+    public @Nullable String getSchema() {
+      return schema;
+    }
+
+    public void setSchema(@Nullable String schema) {
+      this.schema = schema;
+    }
+
+    /** @return the validated names */
+    public TableNames toTableNames() {
+      return new TableNames(schema, prefix);
+    }
+  }
+
+  /** The write side. */
+  public static class Write {
+    /**
+     * What a write with no Spring-managed transaction in progress does: refuse (the default) or
+     * own-transaction.
+     */
+    private WithoutTransaction withoutTransaction = WithoutTransaction.REFUSE;
+
+    /**
+     * On PostgreSQL, also NOTIFY in the writer's transaction so relays in other processes wake at once (costs one
+     * round trip per write). The relay of this application is woken after commit either way.
+     */
+    private boolean wakeUpNotify = false;
+
+    public WithoutTransaction getWithoutTransaction() {
+      return withoutTransaction;
+    }
+
+    public void setWithoutTransaction(WithoutTransaction withoutTransaction) {
+      this.withoutTransaction = withoutTransaction;
+    }
+
+    public boolean isWakeUpNotify() {
+      return wakeUpNotify;
+    }
+
+    public void setWakeUpNotify(boolean wakeUpNotify) {
+      this.wakeUpNotify = wakeUpNotify;
+    }
+  }
+
+  /** Limits a message must respect before it is written. */
+  public static class Limits {
+    /** Largest payload, in bytes. */
+    private int maxPayloadBytes = MessageLimits.DEFAULT_MAX_PAYLOAD_BYTES;
+
+    /** Most headers on one message. */
+    private int maxHeaders = MessageLimits.DEFAULT_MAX_HEADERS;
+
+    /** Largest header value, in UTF-8 bytes. */
+    private int maxHeaderValueBytes = MessageLimits.DEFAULT_MAX_HEADER_VALUE_BYTES;
+
+    public int getMaxPayloadBytes() {
+      return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(int maxPayloadBytes) {
+      this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public int getMaxHeaders() {
+      return maxHeaders;
+    }
+
+    public void setMaxHeaders(int maxHeaders) {
+      this.maxHeaders = maxHeaders;
+    }
+
+    public int getMaxHeaderValueBytes() {
+      return maxHeaderValueBytes;
+    }
+
+    public void setMaxHeaderValueBytes(int maxHeaderValueBytes) {
+      this.maxHeaderValueBytes = maxHeaderValueBytes;
+    }
+
+    /** @return the limits; throws naming the option when one is not positive */
+    public MessageLimits toMessageLimits() {
+      try {
+        return new MessageLimits(maxPayloadBytes, maxHeaders, maxHeaderValueBytes);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("outbox4j.limits: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The relay that drains the outbox in this application. */
+  public static class Relay {
+    /** Whether this application runs a relay (it needs a transport); off for write-only services. */
+    private boolean enabled = true;
+
+    /** Entries claimed per pass, 1 to 10,000. */
+    private int batchSize = RelayBuilder.DEFAULT_BATCH_SIZE;
+
+    /** How long a claim holds; must exceed the delivery timeout and the transport's maximum answer time. */
+    private Duration lease = RelayBuilder.DEFAULT_LEASE;
+
+    /** Longest wait for one delivery's confirmation; below the lease. */
+    private Duration deliveryTimeout = RelayBuilder.DEFAULT_DELIVERY_TIMEOUT;
+
+    /** Deliveries in flight at once, across keys. */
+    private int maxInFlight = RelayBuilder.DEFAULT_MAX_IN_FLIGHT;
+
+    /** Shortest idle poll. */
+    private Duration minPoll = RelayBuilder.DEFAULT_MIN_POLL;
+
+    /** Longest idle poll (the ceiling the idle poll backs off to). */
+    private Duration maxPoll = RelayBuilder.DEFAULT_MAX_POLL;
+
+    /** How long shutdown lets deliveries in flight finish. */
+    private Duration shutdownGrace = RelayBuilder.DEFAULT_SHUTDOWN_GRACE;
+
+    /** Pause after a pass that claimed a partial batch, 0 to 1 s. */
+    private Duration batchLinger = RelayBuilder.DEFAULT_BATCH_LINGER;
+
+    /** How often delivered entries past their retention are purged (only with keep-delivered). */
+    private Duration purgeInterval = RelayBuilder.DEFAULT_PURGE_INTERVAL;
+
+    /** Background worker threads, 1 to 64. */
+    private int workers = 1;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getDeliveryTimeout() {
+      return deliveryTimeout;
+    }
+
+    public void setDeliveryTimeout(Duration deliveryTimeout) {
+      this.deliveryTimeout = deliveryTimeout;
+    }
+
+    public int getMaxInFlight() {
+      return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+    }
+
+    public Duration getMinPoll() {
+      return minPoll;
+    }
+
+    public void setMinPoll(Duration minPoll) {
+      this.minPoll = minPoll;
+    }
+
+    public Duration getMaxPoll() {
+      return maxPoll;
+    }
+
+    public void setMaxPoll(Duration maxPoll) {
+      this.maxPoll = maxPoll;
+    }
+
+    public Duration getShutdownGrace() {
+      return shutdownGrace;
+    }
+
+    public void setShutdownGrace(Duration shutdownGrace) {
+      this.shutdownGrace = shutdownGrace;
+    }
+
+    public Duration getBatchLinger() {
+      return batchLinger;
+    }
+
+    public void setBatchLinger(Duration batchLinger) {
+      this.batchLinger = batchLinger;
+    }
+
+    public Duration getPurgeInterval() {
+      return purgeInterval;
+    }
+
+    public void setPurgeInterval(Duration purgeInterval) {
+      this.purgeInterval = purgeInterval;
+    }
+
+    public int getWorkers() {
+      return workers;
+    }
+
+    public void setWorkers(int workers) {
+      this.workers = workers;
+    }
+  }
+
+  /** When to retry a failed delivery and when to quarantine it. */
+  public static class Retry {
+    /** exponential (the default: base, multiplier, cap, full jitter) or linear (step + cap). */
+    private Kind kind = Kind.EXPONENTIAL;
+
+    /** First delay (exponential) or the step added per attempt (linear). */
+    private Duration base = RetryPolicy.DEFAULT_BASE;
+
+    /** Growth factor per attempt (exponential only). */
+    private double multiplier = RetryPolicy.DEFAULT_MULTIPLIER;
+
+    /** Longest delay between two attempts. */
+    private Duration cap = RetryPolicy.DEFAULT_CAP;
+
+    /** Failed attempts after which an entry is quarantined. */
+    private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
+
+    /** Retry schedule shapes. */
+    public enum Kind {
+      /** Exponential with full jitter. */
+      EXPONENTIAL,
+      /** A fixed step per attempt, up to the cap. */
+      LINEAR
+    }
+
+    public Kind getKind() {
+      return kind;
+    }
+
+    public void setKind(Kind kind) {
+      this.kind = kind;
+    }
+
+    public Duration getBase() {
+      return base;
+    }
+
+    public void setBase(Duration base) {
+      this.base = base;
+    }
+
+    public double getMultiplier() {
+      return multiplier;
+    }
+
+    public void setMultiplier(double multiplier) {
+      this.multiplier = multiplier;
+    }
+
+    public Duration getCap() {
+      return cap;
+    }
+
+    public void setCap(Duration cap) {
+      this.cap = cap;
+    }
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    /** @return the policy; throws naming the option when a value is out of range */
+    public RetryPolicy toRetryPolicy() {
+      RetryPolicy.Builder builder = kind == Kind.LINEAR ? RetryPolicy.linear() : RetryPolicy.exponential();
+      builder.withBase(base).withCap(cap).withMaxAttempts(maxAttempts);
+      if (kind == Kind.EXPONENTIAL) {
+        builder.withMultiplier(multiplier);
+      }
+      try {
+        return builder.build();
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("outbox4j.retry: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The relay's transport, built from properties when its module is on the class path. */
+  public static class Transport {
+    /**
+     * Which transport the relay uses: kafka, rabbitmq, nats or http. Unset: no
+     * transport is built from properties (declare a Transport bean, or run the relay elsewhere).
+     */
+    private @Nullable String type;
+
+    /**
+     * Take the transport's connection settings from the client Spring Boot already configured: RabbitMQ, the Spring
+     * AMQP ConnectionFactory's host, port, virtual host, user and password; Kafka, spring.kafka.bootstrap-servers (or
+     * spring.kafka.producer.bootstrap-servers). Keys under the transport's own map still win. The transport opens its
+     * own connection (its confirms need a client of their own).
+     */
+    private boolean reuseSpringClient = false;
+
+    /** Kafka settings, as documented by KafkaTransport.fromProperties (for example bootstrap.servers). */
+    private Map<String, String> kafka = new LinkedHashMap<>();
+
+    /** RabbitMQ settings, as documented by RabbitMqTransport.fromProperties (for example host). */
+    private Map<String, String> rabbitmq = new LinkedHashMap<>();
+
+    /** NATS settings, as documented by NatsTransport.fromProperties (for example servers). */
+    private Map<String, String> nats = new LinkedHashMap<>();
+
+    /** HTTP settings, as documented by HttpTransport.fromProperties (for example endpoint.orders). */
+    private Map<String, String> http = new LinkedHashMap<>();
+
+    public @Nullable String getType() {
+      return type;
+    }
+
+    public void setType(@Nullable String type) {
+      this.type = type;
+    }
+
+    public boolean isReuseSpringClient() {
+      return reuseSpringClient;
+    }
+
+    public void setReuseSpringClient(boolean reuseSpringClient) {
+      this.reuseSpringClient = reuseSpringClient;
+    }
+
+    public Map<String, String> getKafka() {
+      return kafka;
+    }
+
+    public void setKafka(Map<String, String> kafka) {
+      this.kafka = kafka;
+    }
+
+    public Map<String, String> getRabbitmq() {
+      return rabbitmq;
+    }
+
+    public void setRabbitmq(Map<String, String> rabbitmq) {
+      this.rabbitmq = rabbitmq;
+    }
+
+    public Map<String, String> getNats() {
+      return nats;
+    }
+
+    public void setNats(Map<String, String> nats) {
+      this.nats = nats;
+    }
+
+    public Map<String, String> getHttp() {
+      return http;
+    }
+
+    public void setHttp(Map<String, String> http) {
+      this.http = http;
+    }
+  }
+
+  /** The consumer-side inbox. */
+  public static class Inbox {
+    /** Whether to create a JdbcInbox bean on the application's DataSource. */
+    private boolean enabled = false;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  /** The flow ledger (needs a FlowStateCodec bean for the application's state body). */
+  public static class FlowLedger {
+    /** Whether to create a JdbcFlowLedger bean on the application's DataSource. */
+    private boolean enabled = false;
+
+    /** Largest serialized flow state, in bytes. */
+    private int maxStateBytes = dev.outbox4j.flow.FlowLedger.DEFAULT_MAX_STATE_BYTES;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getMaxStateBytes() {
+      return maxStateBytes;
+    }
+
+    public void setMaxStateBytes(int maxStateBytes) {
+      this.maxStateBytes = maxStateBytes;
+    }
+  }
+
+  /** The Actuator health indicator outbox4j. */
+  public static class Health {
+    /**
+     * Lag (age of the oldest waiting entry) above which the health is OUT_OF_SERVICE; unset (the default) never
+     * reports OUT_OF_SERVICE for lag.
+     */
+    private @Nullable Duration maxLag;
+
+    public @Nullable Duration getMaxLag() {
+      return maxLag;
+    }
+
+    public void setMaxLag(@Nullable Duration maxLag) {
+      this.maxLag = maxLag;
+    }
+  }
+
+  /** OpenTelemetry trace propagation (when outbox4j-opentelemetry is on the class path). */
+  public static class Tracing {
+    /** Whether to store the writer's trace context and open PRODUCER spans at delivery. */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  /** Application events marked for the outbox. */
+  public static class Events {
+    /** Whether events of types marked with @OutboxEvent (or routed by an OutboxEventRoute bean) are written. */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+}
