@@ -42,7 +42,7 @@ class ConfigurationMetadataTest {
       assertThat(normalize(documented, actual)).as(name).isEqualTo(normalize(actual, actual));
       checked.add(name);
     }
-    assertThat(checked).contains("outbox4j.relay.lease", "outbox4j.relay.batch-size", "outbox4j.retry.cap",
+    assertThat(checked).contains("outbox4j.retry.give-up-after", "outbox4j.relay.batch-size", "outbox4j.retry.cap",
         "outbox4j.limits.max-payload-bytes", "outbox4j.tables.prefix", "outbox4j.flow-ledger.max-state-bytes");
   }
 

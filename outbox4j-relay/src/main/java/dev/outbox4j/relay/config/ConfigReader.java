@@ -54,8 +54,8 @@ public final class ConfigReader {
     keys.put("database.keep-delivered", "");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
-    keys.put("relay.lease", "30s");
-    keys.put("relay.delivery-timeout", "10s");
+    keys.put("relay.lease", "");
+    keys.put("relay.delivery-timeout", "");
     keys.put("relay.max-in-flight", "256");
     keys.put("relay.poll-min", "10ms");
     keys.put("relay.poll-max", "1s");
@@ -65,7 +65,8 @@ public final class ConfigReader {
     keys.put("retry.base", "1s");
     keys.put("retry.multiplier", "2");
     keys.put("retry.cap", "5m");
-    keys.put("retry.max-attempts", "10");
+    keys.put("retry.max-attempts", "");
+    keys.put("retry.give-up-after", "24h");
     keys.put("retry.jitter", "");
     keys.put("server.enabled", "true");
     keys.put("server.bind", "127.0.0.1");
@@ -187,8 +188,8 @@ public final class ConfigReader {
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
-          duration("relay.lease"),
-          duration("relay.delivery-timeout"),
+          optional("relay.lease").map(text -> duration("relay.lease")).orElse(null),
+          optional("relay.delivery-timeout").map(text -> duration("relay.delivery-timeout")).orElse(null),
           integer("relay.max-in-flight", 1, 100_000),
           duration("relay.poll-min"),
           duration("relay.poll-max"),
@@ -199,7 +200,8 @@ public final class ConfigReader {
           duration("retry.base"),
           decimal("retry.multiplier", 1.0),
           duration("retry.cap"),
-          integer("retry.max-attempts", 1, 1_000_000),
+          optional("retry.max-attempts").map(text -> integer("retry.max-attempts", 1, 1_000_000)).orElse(null),
+          duration("retry.give-up-after"),
           optional("retry.jitter").map(text -> bool("retry.jitter")).orElse(null));
       RelayConfig.Server server = new RelayConfig.Server(
           bool("server.enabled"),

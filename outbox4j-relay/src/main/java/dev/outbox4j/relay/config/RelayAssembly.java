@@ -103,7 +103,10 @@ public final class RelayAssembly {
    */
   public static RetryPolicy retryPolicy(RelayConfig.Retry retry) {
     RetryPolicy.Builder builder = retry.policy().equals("linear") ? RetryPolicy.linear() : RetryPolicy.exponential();
-    builder.withBase(retry.base()).withCap(retry.cap()).withMaxAttempts(retry.maxAttempts());
+    builder.withBase(retry.base()).withCap(retry.cap()).withGiveUpAfter(retry.giveUpAfter());
+    if (retry.maxAttempts() != null) {
+      builder.withMaxAttempts(retry.maxAttempts());
+    }
     if (retry.policy().equals("exponential")) {
       builder.withMultiplier(retry.multiplier());
     }
@@ -171,12 +174,17 @@ public final class RelayAssembly {
     RelayBuilder builder = Relay.builder(store, transport)
         .withBatchSize(settings.batchSize())
         .withWorkers(settings.workers())
-        .withLease(settings.lease())
-        .withDeliveryTimeout(settings.deliveryTimeout())
         .withMaxInFlight(settings.maxInFlight())
         .withPollInterval(settings.pollMin(), settings.pollMax())
         .withShutdownGrace(settings.shutdownGrace())
         .withRetryPolicy(retryPolicy(config.retry()));
+    // Unset lease and timeout stay unset, so the builder fits them to the transports' longest maxAnswerTime.
+    if (settings.lease() != null) {
+      builder.withLease(settings.lease());
+    }
+    if (settings.deliveryTimeout() != null) {
+      builder.withDeliveryTimeout(settings.deliveryTimeout());
+    }
     listeners.forEach(builder::onEvent);
     try {
       return builder.build();

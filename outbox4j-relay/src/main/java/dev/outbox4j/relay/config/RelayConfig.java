@@ -93,15 +93,17 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
   /**
    * @param batchSize entries claimed per pass
    * @param workers background worker threads
-   * @param lease how long a claim holds
-   * @param deliveryTimeout longest wait for one delivery's outcome
+   * @param lease how long a claim holds, or {@code null} for the relay's default fitted to the transports
+   * @param deliveryTimeout longest wait for one delivery's outcome, or {@code null} for the relay's default fitted to
+   *     the transports' longest {@code maxAnswerTime}
    * @param maxInFlight deliveries in flight at once
    * @param pollMin shortest idle poll
    * @param pollMax longest idle poll
    * @param shutdownGrace how long deliveries in flight may finish at shutdown
    * @param listenNotify whether to LISTEN for the writers' NOTIFY (PostgreSQL only)
    */
-  public record RelaySettings(int batchSize, int workers, Duration lease, Duration deliveryTimeout, int maxInFlight,
+  public record RelaySettings(int batchSize, int workers, @Nullable Duration lease, @Nullable Duration deliveryTimeout,
+      int maxInFlight,
       Duration pollMin, Duration pollMax, Duration shutdownGrace, boolean listenNotify) {}
 
   /**
@@ -109,11 +111,12 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param base first delay (exponential) or step (linear)
    * @param multiplier growth per attempt (exponential only)
    * @param cap longest single delay
-   * @param maxAttempts failed attempts before quarantine
+   * @param maxAttempts failed attempts of a message itself before quarantine, or {@code null} for no limit
+   * @param giveUpAfter how long a message may keep failing on its own before quarantine
    * @param jitter full jitter, or {@code null} for the policy's default
    */
-  public record Retry(String policy, Duration base, double multiplier, Duration cap, int maxAttempts,
-      @Nullable Boolean jitter) {
+  public record Retry(String policy, Duration base, double multiplier, Duration cap, @Nullable Integer maxAttempts,
+      Duration giveUpAfter, @Nullable Boolean jitter) {
     /** @return the jitter setting, if configured */
     public Optional<Boolean> jitterSetting() {
       return Optional.ofNullable(jitter);

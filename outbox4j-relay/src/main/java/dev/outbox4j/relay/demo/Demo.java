@@ -103,7 +103,7 @@ public final class Demo implements AutoCloseable {
     RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(100, 1, Duration.ofSeconds(30),
         Duration.ofSeconds(10), 64, Duration.ofMillis(10), Duration.ofMillis(250), Duration.ofSeconds(5), false);
     RelayConfig.Retry retry = new RelayConfig.Retry("linear", Duration.ofSeconds(1), 2.0, Duration.ofSeconds(5), 3,
-        false);
+        Duration.ofHours(24), false);
     RelayConfig.TransportSettings webhooks = new RelayConfig.TransportSettings("webhooks", "http", Map.of(
         "endpoint.orders", sinkBase + "orders",
         "endpoint.legacy-erp", sinkBase + "legacy-erp",

@@ -28,9 +28,11 @@ class ConfigReaderTest {
   void defaults_apply_to_every_key_the_file_leaves_out() throws IOException {
     RelayConfig config = ConfigReader.read(file(MINIMAL), List.of(), Map.of());
     assertThat(config.relay().batchSize()).isEqualTo(200);
-    assertThat(config.relay().lease()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.relay().lease()).as("left to the relay, which fits it to the transports").isNull();
+    assertThat(config.relay().deliveryTimeout()).isNull();
     assertThat(config.retry().policy()).isEqualTo("exponential");
-    assertThat(config.retry().maxAttempts()).isEqualTo(10);
+    assertThat(config.retry().maxAttempts()).as("no attempt limit: the time budget decides").isNull();
+    assertThat(config.retry().giveUpAfter()).isEqualTo(Duration.ofHours(24));
     assertThat(config.server().bind()).isEqualTo("127.0.0.1");
     assertThat(config.server().port()).isEqualTo(8080);
     assertThat(config.server().showPayloads()).isFalse();
@@ -81,7 +83,7 @@ class ConfigReaderTest {
     assertThatThrownBy(() -> ConfigReader.read(file, List.of(), Map.of()))
         .isInstanceOf(ConfigException.class)
         .hasMessage(file + " line 4: 'retry.max-attempt' is not a known key (known in this section: [retry.policy, "
-            + "retry.base, retry.multiplier, retry.cap, retry.max-attempts, retry.jitter])");
+            + "retry.base, retry.multiplier, retry.cap, retry.max-attempts, retry.give-up-after, retry.jitter])");
   }
 
   @Test

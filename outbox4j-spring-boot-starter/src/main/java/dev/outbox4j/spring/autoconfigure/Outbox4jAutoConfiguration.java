@@ -216,8 +216,6 @@ public class Outbox4jAutoConfiguration {
     Outbox4jProperties.Relay relay = properties.getRelay();
     RelayBuilder builder = Relay.builder(store, decorated)
         .withBatchSize(relay.getBatchSize())
-        .withLease(relay.getLease())
-        .withDeliveryTimeout(relay.getDeliveryTimeout())
         .withMaxInFlight(relay.getMaxInFlight())
         .withPollInterval(relay.getMinPoll(), relay.getMaxPoll())
         .withShutdownGrace(relay.getShutdownGrace())
@@ -225,6 +223,13 @@ public class Outbox4jAutoConfiguration {
         .withPurgeInterval(relay.getPurgeInterval())
         .withWorkers(relay.getWorkers())
         .withRetryPolicy(properties.getRetry().toRetryPolicy());
+    // Unset lease and timeout stay unset, so the builder fits them to the transport's maxAnswerTime.
+    if (relay.getLease() != null) {
+      builder.withLease(relay.getLease());
+    }
+    if (relay.getDeliveryTimeout() != null) {
+      builder.withDeliveryTimeout(relay.getDeliveryTimeout());
+    }
     listeners.orderedStream().forEach(builder::onEvent);
     ordered.forEach(customizer -> customizer.customizeRelay(builder));
     try {

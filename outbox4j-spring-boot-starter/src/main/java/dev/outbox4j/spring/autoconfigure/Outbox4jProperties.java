@@ -239,11 +239,17 @@ public class Outbox4jProperties {
     /** Entries claimed per pass, 1 to 10,000. */
     private int batchSize = RelayBuilder.DEFAULT_BATCH_SIZE;
 
-    /** How long a claim holds; must exceed the delivery timeout and the transport's maximum answer time. */
-    private Duration lease = RelayBuilder.DEFAULT_LEASE;
+    /**
+     * How long a claim holds; must exceed the delivery timeout and the transport's maximum answer time. Unset: 30 s,
+     * or three times the delivery timeout when that is longer.
+     */
+    private @Nullable Duration lease;
 
-    /** Longest wait for one delivery's confirmation; below the lease. */
-    private Duration deliveryTimeout = RelayBuilder.DEFAULT_DELIVERY_TIMEOUT;
+    /**
+     * Longest wait for one delivery's confirmation; below the lease, at least the transport's maximum answer time.
+     * Unset: 10 s, or the transport's maximum answer time when that is longer (Kafka: 14 s).
+     */
+    private @Nullable Duration deliveryTimeout;
 
     /** Deliveries in flight at once, across keys. */
     private int maxInFlight = RelayBuilder.DEFAULT_MAX_IN_FLIGHT;
@@ -282,19 +288,19 @@ public class Outbox4jProperties {
       this.batchSize = batchSize;
     }
 
-    public Duration getLease() {
+    public @Nullable Duration getLease() {
       return lease;
     }
 
-    public void setLease(Duration lease) {
+    public void setLease(@Nullable Duration lease) {
       this.lease = lease;
     }
 
-    public Duration getDeliveryTimeout() {
+    public @Nullable Duration getDeliveryTimeout() {
       return deliveryTimeout;
     }
 
-    public void setDeliveryTimeout(Duration deliveryTimeout) {
+    public void setDeliveryTimeout(@Nullable Duration deliveryTimeout) {
       this.deliveryTimeout = deliveryTimeout;
     }
 
@@ -369,8 +375,11 @@ public class Outbox4jProperties {
     /** Longest delay between two attempts. */
     private Duration cap = RetryPolicy.DEFAULT_CAP;
 
-    /** Failed attempts after which an entry is quarantined. */
+    /** Failed attempts (of the message itself; an outage charges none) after which an entry is quarantined. */
     private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
+
+    /** How long an entry may keep failing for reasons of its own, from when it became deliverable. */
+    private Duration giveUpAfter = RetryPolicy.DEFAULT_GIVE_UP_AFTER;
 
     /** Retry schedule shapes. */
     public enum Kind {
@@ -420,10 +429,18 @@ public class Outbox4jProperties {
       this.maxAttempts = maxAttempts;
     }
 
+    public Duration getGiveUpAfter() {
+      return giveUpAfter;
+    }
+
+    public void setGiveUpAfter(Duration giveUpAfter) {
+      this.giveUpAfter = giveUpAfter;
+    }
+
     /** @return the policy; throws naming the option when a value is out of range */
     public RetryPolicy toRetryPolicy() {
       RetryPolicy.Builder builder = kind == Kind.LINEAR ? RetryPolicy.linear() : RetryPolicy.exponential();
-      builder.withBase(base).withCap(cap).withMaxAttempts(maxAttempts);
+      builder.withBase(base).withCap(cap).withMaxAttempts(maxAttempts).withGiveUpAfter(giveUpAfter);
       if (kind == Kind.EXPONENTIAL) {
         builder.withMultiplier(multiplier);
       }
