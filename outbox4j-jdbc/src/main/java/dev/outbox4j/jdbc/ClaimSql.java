@@ -19,7 +19,8 @@ package dev.outbox4j.jdbc;
  * </ol>
  * The heads and the unkeyed lane together are a complete answer on their own; {@link JdbcOutboxStore} goes to them
  * directly while the window keeps being clogged.
- * These reads only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent
+ *
+ * <p>These reads only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent
  * snapshot. The candidates are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, which re-reads each row
  * as last committed and re-checks its own state (waiting, available, no unexpired lease), and claimed.
  *
