@@ -28,6 +28,7 @@ import java.util.Set;
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 20000 --runs 2 --only kafka,rabbitmq,nats"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="claim-backlog --db mariadb"   (ClaimBacklogBench)
  * </pre>
  *
  * <p>{@code test-compile}, not {@code compile}: the in-process Kafka broker comes from outbox4j-kafka's test classes.
@@ -52,6 +53,10 @@ public final class BenchMain {
    * @param args see {@link BenchOptions#usage()}
    */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("claim-backlog")) {
+      ClaimBacklogBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     // Exits explicitly: the in-process Kafka broker's threads would otherwise keep the JVM (and exec:java) waiting.
     System.exit(run(args, System.out, System.err));
   }
