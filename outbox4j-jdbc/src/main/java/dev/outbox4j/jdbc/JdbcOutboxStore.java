@@ -128,8 +128,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   private final OutboxRows rows;
   private final String table;
   private final StatementTimeouts timeouts;
-  private final String claimWindow;
-  private final String claimHeadsAndUnkeyed;
+  /** The claim's two reads, built on first use: the dialect may be detected only then. */
+  private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
   private volatile boolean headsFirst;
 
@@ -143,8 +143,17 @@ public final class JdbcOutboxStore implements OutboxStore {
     this.limits = builder.limits;
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
-    this.claimWindow = dialect.claimWindow(names);
-    this.claimHeadsAndUnkeyed = dialect.claimHeadsAndUnkeyed(names);
+  }
+
+  private record ClaimReads(String window, String headsAndUnkeyed) {}
+
+  private ClaimReads claimReads() {
+    ClaimReads reads = claimReads;
+    if (reads == null) {
+      reads = new ClaimReads(dialect.claimWindow(names), dialect.claimHeadsAndUnkeyed(names));
+      claimReads = reads;
+    }
+    return reads;
   }
 
   /**
@@ -265,7 +274,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
     List<Long> found = new ArrayList<>();
     int windowRows = 0;
-    try (PreparedStatement window = connection.prepareStatement(claimWindow)) {
+    try (PreparedStatement window = connection.prepareStatement(claimReads().window())) {
       dialect.setInstant(window, 1, now);
       dialect.setInstant(window, 2, now);
       window.setInt(3, spare);
@@ -289,7 +298,7 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** @return the seqs of up to {@code max} claimable key heads and unkeyed entries, ascending */
   private List<Long> headsAndUnkeyed(Connection connection, int max, Instant now) throws SQLException {
     List<Long> found = new ArrayList<>();
-    try (PreparedStatement heads = connection.prepareStatement(claimHeadsAndUnkeyed)) {
+    try (PreparedStatement heads = connection.prepareStatement(claimReads().headsAndUnkeyed())) {
       dialect.setInstant(heads, 1, now);
       dialect.setInstant(heads, 2, now);
       dialect.setInstant(heads, 3, now);
@@ -864,6 +873,12 @@ public final class JdbcOutboxStore implements OutboxStore {
       }
     }
     return entries;
+  }
+
+  private void bindIds(PreparedStatement statement, int first, List<UUID> ids) throws SQLException {
+    for (int i = 0; i < ids.size(); i++) {
+      dialect.setUuid(statement, first + i, ids.get(i));
+    }
   }
 
   private static String placeholders(int count) {

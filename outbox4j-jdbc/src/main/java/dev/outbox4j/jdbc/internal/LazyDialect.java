@@ -116,6 +116,16 @@ public final class LazyDialect implements JdbcDialect {
   }
 
   @Override
+  public String claimWindow(dev.outbox4j.jdbc.TableNames names) {
+    return resolved().claimWindow(names);
+  }
+
+  @Override
+  public String claimHeadsAndUnkeyed(dev.outbox4j.jdbc.TableNames names) {
+    return resolved().claimHeadsAndUnkeyed(names);
+  }
+
+  @Override
   public @Nullable String wakeUpStatement() {
     return resolved().wakeUpStatement();
   }
