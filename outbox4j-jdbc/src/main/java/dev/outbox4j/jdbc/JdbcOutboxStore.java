@@ -683,8 +683,11 @@ public final class JdbcOutboxStore implements OutboxStore {
       insert(c, entry, e -> new DuplicateMessageException(message.id(), e));
       return null;
     });
-    // Read back after commit: on PostgreSQL a keyed entry's sequence is assigned at commit.
-    return find(message.id()).orElseThrow(() -> new EntryNotFoundException(message.id()));
+    // Read back after commit: on PostgreSQL a keyed entry's sequence is assigned at commit. A running relay may have
+    // delivered and deleted it in between: then answer with the entry as written (version 1, as the insert stored it),
+    // so a later entry-face change of it finds no row instead of bringing it back.
+    return find(message.id()).orElseGet(() -> new OutboxEntry(message, entry.sequence(), entry.status(),
+        entry.attempts(), null, null, entry.createdAt(), entry.availableAt(), null, null, 1));
   }
 
   @Override
