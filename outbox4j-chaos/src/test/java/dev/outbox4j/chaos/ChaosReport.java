@@ -1,0 +1,115 @@
+package dev.outbox4j.chaos;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What a chaos run found, computed from outside the library: what the writers committed (and in which order, from
+ * {@link CommitRecord}), what they rolled back, what the consumer received (in arrival order), what the outbox table
+ * still holds, and what the relays printed. Immutable.
+ *
+ * <p>Order is judged against commit order, per key: the first arrival of a message is a violation when a message of
+ * its key committed after it has already arrived. A repeated arrival is a duplicate (at-least-once delivery allows
+ * them); a duplicate that arrives after a later message of its key is counted apart as a late copy.
+ *
+ * @param label database / transport / form
+ * @param committed messages committed
+ * @param rolledBack transactions rolled back
+ * @param received arrivals, duplicates included
+ * @param lost committed but never received
+ * @param rolledBackDelivered rolled back and yet received
+ * @param unknownDelivered received, neither committed nor rolled back (invented)
+ * @param orderViolations first arrivals after a later-committed message of their key
+ * @param duplicates arrivals beyond the first of a message
+ * @param lateCopies duplicates that arrived after a later message of their key
+ * @param stuck entries still waiting in the outbox after the drain time
+ * @param quarantined entries quarantined
+ * @param claimsLost claim-lost reports of all relays
+ * @param frozenClaimsLost claim-lost reports of the frozen relay (its late completions, refused)
+ * @param relayKills SIGKILLs of relays
+ * @param relayCrashes relay processes that ended on their own
+ * @param seconds wall-clock length of the run
+ */
+record ChaosReport(String label, long committed, long rolledBack, long received, long lost,
+    long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
+    long stuck, long quarantined, long claimsLost, long frozenClaimsLost, int relayKills, int relayCrashes,
+    long seconds) {
+
+  /** The per-run checks that are not counts from the relays and the table. */
+  record Delivery(long lost, long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates,
+      long lateCopies, long committed) {}
+
+  /**
+   * @param commitOrder every committed message per key, in commit order
+   * @param rolledBack ids of rolled-back messages
+   * @param received arrivals in order
+   * @return the delivery figures
+   */
+  static Delivery judge(Map<String, List<UUID>> commitOrder, Set<UUID> rolledBack, List<UUID> received) {
+    Map<UUID, String> keyOf = new HashMap<>();
+    Map<UUID, Integer> rankOf = new HashMap<>();
+    commitOrder.forEach((key, ids) -> {
+      for (int i = 0; i < ids.size(); i++) {
+        keyOf.put(ids.get(i), key);
+        rankOf.put(ids.get(i), i);
+      }
+    });
+    Set<UUID> seen = new HashSet<>();
+    Map<String, Integer> highest = new HashMap<>();
+    long violations = 0;
+    long duplicates = 0;
+    long lateCopies = 0;
+    long rolledBackDelivered = 0;
+    long unknown = 0;
+    for (UUID id : received) {
+      boolean first = seen.add(id);
+      String key = keyOf.get(id);
+      if (key == null) {
+        if (first) {
+          if (rolledBack.contains(id)) {
+            rolledBackDelivered++;
+          } else {
+            unknown++;
+          }
+        }
+        continue;
+      }
+      int rank = rankOf.get(id);
+      int before = highest.getOrDefault(key, -1);
+      if (!first) {
+        duplicates++;
+        if (rank < before) {
+          lateCopies++;
+        }
+      } else if (rank < before) {
+        violations++;
+      }
+      highest.put(key, Math.max(before, rank));
+    }
+    Set<UUID> missing = new LinkedHashSet<>(keyOf.keySet());
+    missing.removeAll(seen);
+    return new Delivery(missing.size(), rolledBackDelivered, unknown, violations, duplicates, lateCopies,
+        keyOf.size());
+  }
+
+  /** @return whether every promise held: nothing lost, invented, reordered, stuck or quarantined, late claims refused */
+  boolean kept() {
+    return lost == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0 && stuck == 0
+        && quarantined == 0 && frozenClaimsLost > 0;
+  }
+
+  /** @return the one-line summary the docs quote */
+  String summary() {
+    return "chaos " + label + ": committed=" + committed + " rolledBack=" + rolledBack + " received=" + received
+        + " lost=" + lost + " rolledBackDelivered=" + rolledBackDelivered + " invented=" + unknownDelivered
+        + " orderViolations=" + orderViolations + " stuck=" + stuck + " quarantined=" + quarantined
+        + " claimsLost=" + claimsLost + " (frozen relay " + frozenClaimsLost + ") duplicates=" + duplicates
+        + " lateCopies=" + lateCopies + " relayKills=" + relayKills + " relayCrashes=" + relayCrashes
+        + " seconds=" + seconds + (kept() ? " PASS" : " FAIL");
+  }
+}
