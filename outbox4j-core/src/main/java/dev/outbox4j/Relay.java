@@ -33,13 +33,20 @@ public interface Relay extends AutoCloseable {
    * Runs one pass: claims up to a batch, delivers it, records every outcome. Safe to call from several threads; each
    * call claims its own entries.
    *
+   * <p>While the transport is judged down (an outage) the pass claims only a small probe batch and charges no attempt
+   * to the entries it hands back; {@code flush()} itself never pauses (the background worker and {@link #drain(int)}
+   * do). Interrupting the calling thread ends this pass's wait for answers (the unanswered entries stay claimed for
+   * their lease) and affects no later pass.
+   *
    * @return what the pass did
    * @throws OutboxException if the store fails; outcomes already confirmed by the transport may then be delivered again
    */
   RelayResult flush();
 
   /**
-   * Runs passes until one claims nothing or {@code maxPasses} passes ran.
+   * Runs passes until one claims nothing or {@code maxPasses} passes ran. While the transport is down it pauses
+   * between passes through the relay's {@link Sleeper} (see {@link RelayBuilder#withOutageBackoff}); an interrupt
+   * during such a pause ends the drain.
    *
    * @param maxPasses the most passes; positive
    * @return the sum of the passes
@@ -58,13 +65,22 @@ public interface Relay extends AutoCloseable {
   /** Asks the background worker to run a pass now (for example after a commit). Cheap; never blocks. */
   void wakeUp();
 
-  /** @return {@code true} between {@link #start()} and the end of {@link #close()} */
+  /**
+   * @return {@code true} from {@link #start()} until its background workers have stopped: at the end of
+   *     {@link #close()}, or when a worker died of an {@link Error} (reported to {@link RelayListener#onError} and
+   *     logged), which stops the relay
+   */
   boolean isRunning();
 
   /**
    * Stops gracefully: no new claims; deliveries in flight may finish within the shutdown grace period and are then
    * recorded. Deliveries still unconfirmed after the grace period are left claimed (never marked delivered); their
-   * leases expire and they are delivered again. Idempotent. Does not close the store or the transport.
+   * leases expire and they are delivered again. Idempotent: closing a relay that never started, or that is closed,
+   * returns at once. Called from a listener on a background worker, it does not wait (the worker would wait for
+   * itself): the worker stops after its current pass. Does not close the store or the transport.
+   *
+   * <p>No JVM shutdown hook is installed for you: to close on SIGTERM, add one
+   * ({@code Runtime.getRuntime().addShutdownHook(new Thread(relay::close))}).
    */
   @Override
   void close();

@@ -1,6 +1,7 @@
 package dev.outbox4j;
 
 import dev.outbox4j.internal.DefaultRelay;
+import dev.outbox4j.internal.RelaySettings;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Transport;
 import java.time.Clock;
@@ -11,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Configures a {@link Relay}. Not thread-safe; {@link #build()} copies the configuration into an immutable,
@@ -19,10 +21,19 @@ import java.util.random.RandomGenerator;
 public final class RelayBuilder {
   /** Default entries claimed per pass. */
   public static final int DEFAULT_BATCH_SIZE = 200;
-  /** Default lease: how long a claim holds. */
+  /**
+   * Default lease: how long a claim holds: 30 s, or three times the delivery timeout when that is longer.
+   */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
-  /** Default longest wait for one delivery's confirmation; must stay below the lease. */
+  /**
+   * Default longest wait for one delivery's confirmation: 10 s, or the transport's {@link Transport#maxAnswerTime()}
+   * when that is longer.
+   */
   public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(10);
+  /** Default first pause while the transport is down: 1 s. */
+  public static final Duration DEFAULT_OUTAGE_BASE = Duration.ofSeconds(1);
+  /** Default longest pause while the transport is down: 30 s. */
+  public static final Duration DEFAULT_OUTAGE_CAP = Duration.ofSeconds(30);
   /** Default deliveries in flight at once, across keys. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 256;
   /** Default shortest idle poll. */
@@ -39,12 +50,15 @@ public final class RelayBuilder {
   private final OutboxStore store;
   private final Transport transport;
   private int batchSize = DEFAULT_BATCH_SIZE;
-  private Duration lease = DEFAULT_LEASE;
-  private Duration deliveryTimeout = DEFAULT_DELIVERY_TIMEOUT;
+  private @Nullable Duration lease;
+  private @Nullable Duration deliveryTimeout;
   private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
   private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
   private Clock clock = Clock.systemUTC();
   private RandomGenerator random = RandomGenerator.getDefault();
+  private Sleeper sleeper = Sleeper.system();
+  private Duration outageBase = DEFAULT_OUTAGE_BASE;
+  private Duration outageCap = DEFAULT_OUTAGE_CAP;
   private Executor executor = Runnable::run;
   private ThreadFactory threadFactory = runnable -> {
     Thread thread = new Thread(runnable, "outbox4j-relay");
@@ -74,8 +88,10 @@ public final class RelayBuilder {
   }
 
   /**
-   * @param duration how long a claim holds; default 30 s. Must exceed the delivery timeout: a delivery that outlives
-   *     its lease may be sent again by another relay.
+   * @param duration how long a claim holds; default 30 s, or three times the delivery timeout when that is longer.
+   *     Must exceed the delivery timeout (a delivery that outlives its lease may be sent again by another relay) and
+   *     be at least the transport's {@link Transport#maxAnswerTime()}: the lease is what keeps a dead relay's send
+   *     from being overtaken. {@link #build()} refuses anything shorter.
    * @return this builder
    */
   public RelayBuilder withLease(Duration duration) {
@@ -85,7 +101,9 @@ public final class RelayBuilder {
 
   /**
    * @param timeout the longest wait for one delivery's outcome; an unanswered delivery counts as a retryable failure;
-   *     default 10 s; must be below the lease
+   *     default 10 s, or the transport's {@link Transport#maxAnswerTime()} when that is longer; must be below the
+   *     lease and at least the transport's {@code maxAnswerTime()} ({@link #build()} refuses anything else: giving up
+   *     on a send that may still land would let its late copy overtake the next message of its key)
    * @return this builder
    */
   public RelayBuilder withDeliveryTimeout(Duration timeout) {
@@ -122,11 +140,36 @@ public final class RelayBuilder {
   }
 
   /**
-   * @param generator the source of retry jitter; default {@link RandomGenerator#getDefault()}
+   * @param generator the source of retry and outage-pause jitter; default {@link RandomGenerator#getDefault()}
    * @return this builder
    */
   public RelayBuilder withRandom(RandomGenerator generator) {
     this.random = Objects.requireNonNull(generator, "random");
+    return this;
+  }
+
+  /**
+   * @param pause how the relay waits while the transport is down (between probe passes of the background worker and of
+   *     {@link Relay#drain(int)}); default {@link Sleeper#system()}. Tests pass one that moves a settable clock.
+   * @return this builder
+   */
+  public RelayBuilder withSleeper(Sleeper pause) {
+    this.sleeper = Objects.requireNonNull(pause, "sleeper");
+    return this;
+  }
+
+  /**
+   * While the transport as a whole is failing, the relay charges no attempt to any entry, pauses, and probes with a
+   * small batch. The pause starts at {@code base}, doubles per failed probe up to {@code cap}, and is drawn between
+   * half and all of that (equal jitter). Postponed entries come back one unjittered step later.
+   *
+   * @param base the first pause; positive; default 1 s
+   * @param cap the longest pause; at least the base; default 30 s
+   * @return this builder
+   */
+  public RelayBuilder withOutageBackoff(Duration base, Duration cap) {
+    this.outageBase = Objects.requireNonNull(base, "outageBase");
+    this.outageCap = Objects.requireNonNull(cap, "outageCap");
     return this;
   }
 
@@ -214,9 +257,19 @@ public final class RelayBuilder {
 
   /**
    * @return the relay, not yet started
-   * @throws IllegalArgumentException naming the first option out of range
+   * @throws IllegalArgumentException naming the first option out of range, for example a delivery timeout or lease
+   *     shorter than the transport's {@link Transport#maxAnswerTime()} (naming both values)
    */
   public Relay build() {
+    Duration maxAnswerTime = transport.maxAnswerTime();
+    if (maxAnswerTime == null || maxAnswerTime.isNegative()) {
+      throw new IllegalArgumentException("transport " + transport.getClass().getName()
+          + " reports a maxAnswerTime of " + maxAnswerTime + "; it must be zero or positive");
+    }
+    Duration deliveryTimeout = this.deliveryTimeout != null
+        ? this.deliveryTimeout
+        : max(DEFAULT_DELIVERY_TIMEOUT, maxAnswerTime);
+    Duration lease = this.lease != null ? this.lease : max(DEFAULT_LEASE, deliveryTimeout.multipliedBy(3));
     if (batchSize < 1 || batchSize > 10_000) {
       throw new IllegalArgumentException("batchSize must be 1..10000, was " + batchSize);
     }
@@ -225,9 +278,23 @@ public final class RelayBuilder {
     }
     requirePositive("lease", lease);
     requirePositive("deliveryTimeout", deliveryTimeout);
+    if (deliveryTimeout.compareTo(maxAnswerTime) < 0) {
+      throw new IllegalArgumentException("deliveryTimeout (" + deliveryTimeout + ") is shorter than the transport's"
+          + " maxAnswerTime (" + maxAnswerTime + "): a send given up on could still land and overtake the next message"
+          + " of its key; use at least " + maxAnswerTime + " (or leave deliveryTimeout unset)");
+    }
+    if (lease.compareTo(maxAnswerTime) < 0) {
+      throw new IllegalArgumentException("lease (" + lease + ") is shorter than the transport's maxAnswerTime ("
+          + maxAnswerTime + "): another relay could claim an entry while a copy of its send may still land");
+    }
     if (deliveryTimeout.compareTo(lease) >= 0) {
       throw new IllegalArgumentException(
           "deliveryTimeout (" + deliveryTimeout + ") must be below the lease (" + lease + ")");
+    }
+    requirePositive("outageBase", outageBase);
+    if (outageCap.compareTo(outageBase) < 0 || outageCap.compareTo(RetryPolicy.MAX_CAP) > 0) {
+      throw new IllegalArgumentException("outageCap (" + outageCap + ") must be between outageBase (" + outageBase
+          + ") and " + RetryPolicy.MAX_CAP);
     }
     requirePositive("minPoll", minPoll);
     if (maxPoll.compareTo(minPoll) < 0) {
@@ -243,9 +310,13 @@ public final class RelayBuilder {
     if (workers < 1 || workers > 64) {
       throw new IllegalArgumentException("workers must be 1..64, was " + workers);
     }
-    return new DefaultRelay(new DefaultRelay.Settings(store, transport, batchSize, lease, deliveryTimeout, maxInFlight,
-        retryPolicy, clock, random, executor, threadFactory, minPoll, maxPoll, shutdownGrace, purgeInterval,
-        batchLinger, workers, List.copyOf(listeners)));
+    return new DefaultRelay(new RelaySettings(store, transport, maxAnswerTime, batchSize, lease, deliveryTimeout,
+        maxInFlight, retryPolicy, clock, random, sleeper, outageBase, outageCap, executor, threadFactory, minPoll,
+        maxPoll, shutdownGrace, purgeInterval, batchLinger, workers, List.copyOf(listeners)));
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static void requirePositive(String name, Duration value) {

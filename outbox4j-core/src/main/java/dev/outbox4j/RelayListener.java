@@ -26,6 +26,16 @@ public interface RelayListener {
   default void onFailed(OutboxEntry entry, String error, Instant nextAttemptAt) {}
 
   /**
+   * The transport as a whole was failing (an outage): the entry was handed back without being charged an attempt and
+   * is tried again from {@code nextAttemptAt}.
+   *
+   * @param entry the entry, as claimed
+   * @param reason what the transport answered
+   * @param nextAttemptAt when it may be claimed again
+   */
+  default void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {}
+
+  /**
    * @param entry the entry, as claimed
    * @param reason why it stopped being retried
    */
@@ -41,6 +51,13 @@ public interface RelayListener {
   /** @param report the timings of a pass that claimed at least one entry */
   default void onBatch(BatchReport report) {}
 
-  /** @param error a failure of a background pass (for example the database is unreachable); the relay backs off */
+  /**
+   * A failure that is not an outcome of a delivery: a background pass that failed (for example the database is
+   * unreachable; the relay backs off and keeps going), an outcome the store could not record (the entry stays claimed
+   * until its lease expires), or an {@link Error} that ended a background worker (the relay then stops:
+   * {@link Relay#isRunning()} turns {@code false}).
+   *
+   * @param error what failed
+   */
   default void onError(Throwable error) {}
 }

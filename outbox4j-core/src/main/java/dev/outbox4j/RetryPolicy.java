@@ -8,8 +8,13 @@ import java.util.Objects;
  *
  * <p>Two shapes: {@linkplain #exponential() exponential} (the default: {@code base × multiplier^(n-1)}, capped, with
  * full jitter, so a fleet of relays retrying a recovering broker spreads out instead of arriving together) and
- * {@linkplain #linear() linear} ({@code step × n}, capped). After {@link #maxAttempts()} failed attempts the entry is
- * quarantined.
+ * {@linkplain #linear() linear} ({@code step × n}, capped).
+ *
+ * <p>When the relay gives up on a retryable failure: once the entry has been failing for {@link #giveUpAfter()} (24 h
+ * by default) counted from the moment it became deliverable (its creation, or its not-before time), or after
+ * {@link #maxAttempts()} failed attempts (unlimited by default), whichever comes first; it is then quarantined. Only
+ * failures of the message itself count: while the transport as a whole is down the relay pauses and charges nothing,
+ * so an outage, however long, quarantines nothing. A permanent failure quarantines at once, whatever the policy.
  *
  * <p>Immutable and thread-safe. Builders are not thread-safe.
  */
@@ -20,14 +25,19 @@ public final class RetryPolicy {
   public static final double DEFAULT_MULTIPLIER = 2.0;
   /** Default cap on one delay: 5 minutes. */
   public static final Duration DEFAULT_CAP = Duration.ofMinutes(5);
-  /** Default attempts before quarantine: 10. */
-  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+  /** Default attempts before quarantine: unlimited ({@link Integer#MAX_VALUE}); the time budget decides. */
+  public static final int DEFAULT_MAX_ATTEMPTS = Integer.MAX_VALUE;
+  /** Default time budget of an entry's retryable failures: 24 hours from when it became deliverable. */
+  public static final Duration DEFAULT_GIVE_UP_AFTER = Duration.ofHours(24);
+  /** The longest cap a policy accepts: 365 days (a later retry time may not fit a store's timestamp). */
+  public static final Duration MAX_CAP = Duration.ofDays(365);
 
   private final boolean exponential;
   private final Duration base;
   private final double multiplier;
   private final Duration cap;
   private final int maxAttempts;
+  private final Duration giveUpAfter;
   private final boolean jitter;
 
   private RetryPolicy(Builder builder) {
@@ -36,10 +46,14 @@ public final class RetryPolicy {
     this.multiplier = builder.multiplier;
     this.cap = builder.cap;
     this.maxAttempts = builder.maxAttempts;
+    this.giveUpAfter = builder.giveUpAfter;
     this.jitter = builder.jitter;
   }
 
-  /** @return the default policy: exponential from 1 s, ×2, capped at 5 min, full jitter, 10 attempts */
+  /**
+   * @return the default policy: exponential from 1 s, ×2, capped at 5 min, full jitter; gives up after 24 h of
+   *     failures of the message itself, with no attempt limit
+   */
   public static RetryPolicy ofDefaults() {
     return exponential().build();
   }
@@ -54,17 +68,39 @@ public final class RetryPolicy {
     return new Builder(false);
   }
 
-  /** @return failed attempts after which an entry is quarantined */
+  /** @return failed attempts after which an entry is quarantined; {@link Integer#MAX_VALUE} for no limit */
   public int maxAttempts() {
     return maxAttempts;
   }
 
+  /** @return how long an entry may keep failing, from when it became deliverable, before it is quarantined */
+  public Duration giveUpAfter() {
+    return giveUpAfter;
+  }
+
+  /** @return the longest single delay; the relay also caps delays a server requests ({@code Retry-After}) at it */
+  public Duration cap() {
+    return cap;
+  }
+
   /**
    * @param failedAttempts failed attempts so far, counting the one that just failed
-   * @return {@code true} when no further attempt is allowed
+   * @return {@code true} when the attempt limit allows no further attempt (the time budget aside)
    */
   public boolean isExhausted(int failedAttempts) {
     return failedAttempts >= maxAttempts;
+  }
+
+  /**
+   * Whether to give up on an entry after a failure of its own.
+   *
+   * @param failedAttempts failed attempts so far, counting the one that just failed
+   * @param failingFor time since the entry became deliverable (its creation or not-before time); negative counts as
+   *     zero
+   * @return {@code true} when the attempt limit is reached or the time budget is spent
+   */
+  public boolean givesUp(int failedAttempts, Duration failingFor) {
+    return isExhausted(failedAttempts) || failingFor.compareTo(giveUpAfter) >= 0;
   }
 
   /**
@@ -89,7 +125,8 @@ public final class RetryPolicy {
   @Override
   public String toString() {
     return (exponential ? "RetryPolicy[exponential base=" + base + " multiplier=" + multiplier : "RetryPolicy[linear step=" + base)
-        + " cap=" + cap + " maxAttempts=" + maxAttempts + " jitter=" + jitter + "]";
+        + " cap=" + cap + " giveUpAfter=" + giveUpAfter
+        + (maxAttempts == Integer.MAX_VALUE ? "" : " maxAttempts=" + maxAttempts) + " jitter=" + jitter + "]";
   }
 
   /** Configures a {@link RetryPolicy}. Not thread-safe. */
@@ -99,6 +136,7 @@ public final class RetryPolicy {
     private double multiplier = DEFAULT_MULTIPLIER;
     private Duration cap = DEFAULT_CAP;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration giveUpAfter = DEFAULT_GIVE_UP_AFTER;
     private boolean jitter;
 
     private Builder(boolean exponential) {
@@ -126,7 +164,8 @@ public final class RetryPolicy {
     }
 
     /**
-     * @param maximum the longest single delay; positive; default 5 min
+     * @param maximum the longest single delay, also applied to delays a server requests; positive, at most 365 days;
+     *     default 5 min
      * @return this builder
      */
     public Builder withCap(Duration maximum) {
@@ -135,11 +174,24 @@ public final class RetryPolicy {
     }
 
     /**
-     * @param attempts failed attempts after which the entry is quarantined; at least 1; default 10
+     * @param attempts failed attempts (of the message itself; an outage charges none) after which the entry is
+     *     quarantined even inside its time budget; at least 1; default unlimited
      * @return this builder
      */
     public Builder withMaxAttempts(int attempts) {
       this.maxAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * @param budget how long an entry may keep failing for reasons of its own, counted from when it became
+     *     deliverable (its creation, or its not-before time), before it is quarantined on its next failure; positive;
+     *     default 24 h. Time spent in an outage is not held against an entry's attempts, but an entry that outlived its
+     *     budget (in an outage, or while no relay ran) is quarantined by its next failure of its own.
+     * @return this builder
+     */
+    public Builder withGiveUpAfter(Duration budget) {
+      this.giveUpAfter = Objects.requireNonNull(budget, "giveUpAfter");
       return this;
     }
 
@@ -161,8 +213,11 @@ public final class RetryPolicy {
       if (base.isNegative() || base.isZero()) {
         throw new IllegalArgumentException("base must be positive, was " + base);
       }
-      if (cap.isNegative() || cap.isZero()) {
-        throw new IllegalArgumentException("cap must be positive, was " + cap);
+      if (cap.isNegative() || cap.isZero() || cap.compareTo(MAX_CAP) > 0) {
+        throw new IllegalArgumentException("cap must be positive and at most " + MAX_CAP + ", was " + cap);
+      }
+      if (giveUpAfter.isNegative() || giveUpAfter.isZero()) {
+        throw new IllegalArgumentException("giveUpAfter must be positive, was " + giveUpAfter);
       }
       if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
         throw new IllegalArgumentException("multiplier must be at least 1, was " + multiplier);

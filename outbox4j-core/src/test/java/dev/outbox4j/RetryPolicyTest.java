@@ -47,7 +47,29 @@ class RetryPolicyTest {
   }
 
   @Test
+  void the_defaults_give_up_after_a_day_of_failures_whatever_the_attempt_count() {
+    RetryPolicy policy = RetryPolicy.ofDefaults();
+
+    assertThat(policy.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(policy.givesUp(1_000_000, Duration.ofHours(23))).isFalse();
+    assertThat(policy.givesUp(1, Duration.ofHours(24))).isTrue();
+  }
+
+  @Test
+  void an_attempt_limit_and_a_time_budget_give_up_at_whichever_comes_first() {
+    RetryPolicy policy = RetryPolicy.linear().withMaxAttempts(5).withGiveUpAfter(Duration.ofMinutes(10)).build();
+
+    assertThat(policy.givesUp(4, Duration.ofMinutes(9))).isFalse();
+    assertThat(policy.givesUp(5, Duration.ofMinutes(1))).isTrue();
+    assertThat(policy.givesUp(1, Duration.ofMinutes(10))).isTrue();
+    assertThat(policy.givesUp(1, Duration.ofMinutes(-1))).isFalse();
+  }
+
+  @Test
   void out_of_range_options_are_refused_by_name() {
+    assertThatThrownBy(() -> RetryPolicy.linear().withCap(Duration.ofDays(366)).build()).hasMessageContaining("cap");
+    assertThatThrownBy(() -> RetryPolicy.linear().withGiveUpAfter(Duration.ZERO).build())
+        .hasMessageContaining("giveUpAfter");
     assertThatThrownBy(() -> RetryPolicy.exponential().withBase(Duration.ZERO).build()).hasMessageContaining("base");
     assertThatThrownBy(() -> RetryPolicy.exponential().withMultiplier(0.5).build())
         .hasMessageContaining("multiplier");

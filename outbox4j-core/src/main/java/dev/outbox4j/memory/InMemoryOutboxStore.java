@@ -207,6 +207,20 @@ public final class InMemoryOutboxStore implements OutboxStore {
   }
 
   @Override
+  public boolean postpone(Claim claim, String reason, Instant nextAttemptAt) {
+    synchronized (lock) {
+      Row row = fenced(claim);
+      if (row == null) {
+        return false;
+      }
+      OutboxEntry e = row.entry;
+      set(row, new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), clip(reason), null,
+          e.createdAt(), nextAttemptAt, null, null, e.version() + 1));
+      return true;
+    }
+  }
+
+  @Override
   public boolean quarantine(Claim claim, String reason) {
     synchronized (lock) {
       Row row = fenced(claim);

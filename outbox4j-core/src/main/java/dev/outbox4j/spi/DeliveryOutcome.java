@@ -9,6 +9,12 @@ import org.jspecify.annotations.Nullable;
  * What a {@link Transport} reports for one message: confirmed by the broker, failed in a way worth retrying (with an
  * optional server-requested delay), or failed permanently (retrying cannot help; the entry is quarantined).
  *
+ * <p>A retryable failure either concerns this message alone (the relay charges it an attempt) or says that the
+ * transport as a whole is unavailable ({@link #unavailable}: broker down, connection lost, resource alarm). The relay
+ * never charges an attempt for an outage: it pauses delivery, probes with a small batch, and carries on when the
+ * transport answers again. The relay also recognises an outage by itself (a whole batch failing retryably, or
+ * consecutive retryable failures of different entries), so saying so is a help, not a duty.
+ *
  * <p>Immutable and thread-safe.
  */
 public sealed interface DeliveryOutcome {
@@ -27,10 +33,19 @@ public sealed interface DeliveryOutcome {
   }
 
   /**
+   * @param reason what failed, for the entry's last error; never the payload
+   * @return a retryable failure that says the transport as a whole cannot deliver now (broker unreachable, connection
+   *     closed, publishing blocked): the relay pauses instead of charging the entry an attempt
+   */
+  static DeliveryOutcome unavailable(String reason) {
+    return new Retryable(reason, null, true);
+  }
+
+  /**
    * @param reason what failed
    * @param retryAfter the delay the broker or server asked for (for example HTTP {@code Retry-After}); the relay waits
    *     at least this long
-   * @return a retryable failure with a requested delay
+   * @return a retryable failure with a requested delay; the relay caps it at its retry policy's cap
    */
   static DeliveryOutcome retryableAfter(String reason, Duration retryAfter) {
     return new Retryable(reason, retryAfter);
@@ -55,8 +70,21 @@ public sealed interface DeliveryOutcome {
    *
    * @param reason what failed
    * @param retryAfter the delay the other side asked for, or {@code null}
+   * @param transportUnavailable {@code true} when the failure says the transport as a whole is down, not that this
+   *     message failed (see {@link #unavailable})
    */
-  record Retryable(String reason, @Nullable Duration retryAfter) implements DeliveryOutcome {
+  record Retryable(String reason, @Nullable Duration retryAfter, boolean transportUnavailable)
+      implements DeliveryOutcome {
+    /**
+     * A failure of this message.
+     *
+     * @param reason what failed
+     * @param retryAfter the delay the other side asked for, or {@code null}
+     */
+    public Retryable(String reason, @Nullable Duration retryAfter) {
+      this(reason, retryAfter, false);
+    }
+
     /** @throws IllegalArgumentException if retryAfter is negative */
     public Retryable {
       Objects.requireNonNull(reason, "reason");

@@ -75,6 +75,19 @@ public interface OutboxStore {
   boolean markFailed(Claim claim, String error, Instant nextAttemptAt);
 
   /**
+   * Hands a claimed entry back without counting an attempt: keeps its status and attempts, records {@code reason} as
+   * its last error, releases the claim and makes it claimable again at {@code nextAttemptAt}. The relay calls it when
+   * the transport as a whole failed (an outage), which says nothing about the entry itself, so an outage, however
+   * long, never brings an entry closer to quarantine.
+   *
+   * @param claim the claim
+   * @param reason what failed (never the payload); truncated to the store's column width
+   * @param nextAttemptAt when the entry becomes claimable again
+   * @return {@code false} when the claim was lost and nothing changed
+   */
+  boolean postpone(Claim claim, String reason, Instant nextAttemptAt);
+
+  /**
    * Stops retrying an entry: counts the attempt, keeps the reason, and leaves it visible in {@link #quarantined}, where
    * it blocks its ordering key.
    *

@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,7 +50,13 @@ import org.jspecify.annotations.Nullable;
  * refuses to send. The response body is discarded unread.
  *
  * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
- * limits concurrency. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
+ * limits concurrency.
+ *
+ * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
+ * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
+ * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver that
+ * goes on acting on a request after its client gave up is beyond any client's control: receivers should answer within
+ * the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
  */
 public final class HttpTransport implements Transport {
   /** Header carrying the message id. */
@@ -72,6 +79,7 @@ public final class HttpTransport implements Transport {
   private final Map<String, URI> endpoints;
   private final @Nullable WebhookSignature signature;
   private final Duration requestTimeout;
+  private final Duration maxAnswerTime;
   private final Clock clock;
   private final HttpClient client;
   private final boolean ownsClient;
@@ -84,7 +92,9 @@ public final class HttpTransport implements Transport {
     if (builder.client != null) {
       this.client = builder.client;
       this.ownsClient = false;
+      this.maxAnswerTime = builder.client.connectTimeout().orElse(builder.connectTimeout).plus(requestTimeout);
     } else {
+      this.maxAnswerTime = builder.connectTimeout.plus(requestTimeout);
       this.client = HttpClient.newBuilder()
           .version(builder.version)
           .connectTimeout(builder.connectTimeout)
@@ -152,8 +162,23 @@ public final class HttpTransport implements Transport {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
     }
-    return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-        .handle((response, error) -> error != null ? classify(error) : classify(response));
+    CompletableFuture<HttpResponse<Void>> sending = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    return sending
+        .handle((response, error) -> error != null ? classify(error) : classify(response))
+        .completeOnTimeout(DeliveryOutcome.retryable("no response within " + maxAnswerTime
+            + " (connect + request timeout); the request was cancelled"), maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete((outcome, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The connect timeout plus the request timeout (the given client's connect timeout when it has one); a request
+   * still unanswered then is cancelled.
+   */
+  @Override
+  public Duration maxAnswerTime() {
+    return maxAnswerTime;
   }
 
   private HttpRequest request(URI endpoint, Message message, byte[] body) {
@@ -283,9 +308,9 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param timeout how long one request may take until its response headers arrive; default 5 s. Keep it below
-     *     the relay's delivery timeout (default 10 s), itself below the lease (default 30 s), so a slow endpoint
-     *     yields a retryable failure rather than a duplicate sent by another relay.
+     * @param timeout how long one request may take until its response headers arrive; default 5 s. With the connect
+     *     timeout it makes {@link HttpTransport#maxAnswerTime()}, which the relay's delivery timeout and lease must
+     *     be at least.
      * @return this builder
      */
     public Builder withRequestTimeout(Duration timeout) {
@@ -294,7 +319,8 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param timeout how long opening a connection may take; default 3 s; ignored with {@link #withHttpClient}
+     * @param timeout how long opening a connection may take; default 3 s; with {@link #withHttpClient}, the client's
+     *     own connect timeout counts instead when it has one (this one bounds the answer otherwise)
      * @return this builder
      */
     public Builder withConnectTimeout(Duration timeout) {

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.testkit.TcpProxy;
+import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -107,6 +110,43 @@ class HttpTransportTest {
         .withRequestTimeout(Duration.ofMillis(300)).build()) {
       assertThat(deliver(transport, message())).isInstanceOfSatisfying(DeliveryOutcome.Retryable.class,
           r -> assertThat(r.reason()).contains("timeout"));
+    }
+  }
+
+  @Test
+  void the_bound_is_the_connect_timeout_plus_the_request_timeout() {
+    try (HttpTransport own = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
+            .withConnectTimeout(Duration.ofSeconds(2)).withRequestTimeout(Duration.ofSeconds(4)).build();
+        HttpTransport given = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
+            .withHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build())
+            .withRequestTimeout(Duration.ofSeconds(4)).build();
+        HttpTransport givenWithoutConnectTimeout = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
+            .withHttpClient(HttpClient.newHttpClient()).withConnectTimeout(Duration.ofSeconds(3))
+            .withRequestTimeout(Duration.ofSeconds(4)).build();
+        HttpTransport defaults = HttpTransport.builder().withEndpoint("hook", server.uri("/ok")).build()) {
+      assertThat(own.maxAnswerTime()).isEqualTo(Duration.ofSeconds(6));
+      assertThat(given.maxAnswerTime()).isEqualTo(Duration.ofSeconds(5));
+      assertThat(givenWithoutConnectTimeout.maxAnswerTime()).as("the builder's connect timeout bounds it")
+          .isEqualTo(Duration.ofSeconds(7));
+      assertThat(defaults.maxAnswerTime())
+          .isEqualTo(HttpTransport.DEFAULT_CONNECT_TIMEOUT.plus(HttpTransport.DEFAULT_REQUEST_TIMEOUT));
+    }
+  }
+
+  @Test
+  void a_receiver_that_reads_nothing_is_answered_retryable_by_the_bound() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", server.uri("/ok").getPort());
+        HttpTransport transport = HttpTransport.builder()
+            .withEndpoint("hook", URI.create("http://127.0.0.1:" + proxy.port() + "/ok"))
+            .withConnectTimeout(Duration.ofMillis(500)).withRequestTimeout(Duration.ofMillis(500)).build()) {
+      proxy.stall();
+      long start = System.nanoTime();
+      DeliveryOutcome outcome = deliver(transport, message());
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      proxy.resume();
+
+      assertThat(outcome).isInstanceOf(DeliveryOutcome.Retryable.class);
+      assertThat(took).isLessThan(transport.maxAnswerTime().plus(Duration.ofMillis(500)));
     }
   }
 

@@ -70,7 +70,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #markDelivered(Collection, Instant)} ({@code DELETE/UPDATE ... RETURNING id}, per 500 claims). Without
  * RETURNING (MariaDB/MySQL, H2) a claim is SELECT + UPDATE + COMMIT, and a batch completion is one statement + COMMIT
  * when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
- * {@link #markFailed} and {@link #quarantine} are one auto-commit statement each.
+ * {@link #markFailed}, {@link #postpone} and {@link #quarantine} are one auto-commit statement each.
  *
  * <p>The store uses its own connections, one short transaction per call. They should run at READ COMMITTED (the
  * default of PostgreSQL and H2); the default REPEATABLE READ of MariaDB/MySQL also works, because each claim
@@ -325,6 +325,15 @@ public final class JdbcOutboxStore implements OutboxStore {
           dialect.setInstant(s, 2, nextAttemptAt);
           return 3;
         });
+  }
+
+  @Override
+  public boolean postpone(Claim claim, String reason, Instant nextAttemptAt) {
+    return fencedUpdate("postpone", "last_error = ?, available_at = ?", claim, s -> {
+      s.setString(1, OutboxRows.clip(reason));
+      dialect.setInstant(s, 2, nextAttemptAt);
+      return 3;
+    });
   }
 
   @Override

@@ -11,4 +11,9 @@ class H2RelayTest extends RelayContract {
   protected OutboxStore newStore(Clock clock) {
     return TestDatabase.H2.emptyStore("h2relay_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected OutboxStore secondStore(Clock clock) {
+    return TestDatabase.H2.secondStore("h2relay_", clock, Retention.deleteOnDelivery());
+  }
 }

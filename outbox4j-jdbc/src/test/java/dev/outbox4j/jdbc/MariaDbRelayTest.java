@@ -11,4 +11,9 @@ class MariaDbRelayTest extends RelayContract {
   protected OutboxStore newStore(Clock clock) {
     return TestDatabase.MARIADB.emptyStore("myrelay_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected OutboxStore secondStore(Clock clock) {
+    return TestDatabase.MARIADB.secondStore("myrelay_", clock, Retention.deleteOnDelivery());
+  }
 }

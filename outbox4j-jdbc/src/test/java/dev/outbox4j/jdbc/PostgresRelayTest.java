@@ -11,4 +11,9 @@ class PostgresRelayTest extends RelayContract {
   protected OutboxStore newStore(Clock clock) {
     return TestDatabase.POSTGRES.emptyStore("pgrelay_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected OutboxStore secondStore(Clock clock) {
+    return TestDatabase.POSTGRES.secondStore("pgrelay_", clock, Retention.deleteOnDelivery());
+  }
 }

@@ -63,6 +63,15 @@ enum TestDatabase {
     return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention).build();
   }
 
+  /**
+   * @return another store instance over the prefix's tables, with a pool of its own, as a second relay process would
+   *     have; nothing is truncated. The pool lives as long as the test JVM.
+   */
+  JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention) {
+    DataSource pool = POOLS.computeIfAbsent(prefix + "#second", p -> newPool(prefix, 4));
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention).build();
+  }
+
   void dropAndMigrate(DataSource dataSource, TableNames names) {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
       switch (this) {

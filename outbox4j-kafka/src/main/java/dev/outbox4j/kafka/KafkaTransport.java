@@ -60,10 +60,15 @@ import org.jspecify.annotations.Nullable;
  * further messages to that topic at once, with the same classification: a pass during an outage costs one
  * {@code max.block.ms}, and the relay's backoff does the rest.
  *
- * <h2>Timeouts</h2>
- * A delivery is answered within {@code max.block.ms + delivery.timeout.ms} (defaults 5 s + 9 s = 14 s), below the
- * relay's default 30 s lease. The relay's own delivery timeout (default 10 s) may fire first; the entry is then retried,
- * and the idempotent producer plus the consumer's dedupe on the id header make the possible duplicate harmless.
+ * <h2>Timeouts: the bound on every answer</h2>
+ * {@link #maxAnswerTime()} is {@code max.block.ms + delivery.timeout.ms} (defaults 5 s + 9 s = 14 s): {@code send}
+ * blocks at most {@code max.block.ms} (a record that did not get metadata or buffer space by then is never sent), and
+ * the producer answers every record it accepted within {@code delivery.timeout.ms}, its own retries included; a record
+ * it gives up on is not retried after that. {@code delivery.timeout.ms} must be at least
+ * {@code request.timeout.ms + linger.ms}, so an in-flight request is answered or timed out (and its connection closed)
+ * before the record is expired. These four settings are owned by the builder; passing them through
+ * {@link Builder#withProducerProperty} is refused. The relay's delivery timeout and lease must be at least this bound
+ * (its builder refuses shorter ones), so no other relay sends the entry again while a copy may still land.
  *
  * <p>Failures are classified as described in {@link KafkaFailureClassifier} and in {@code docs/transport-kafka.md}.
  *
@@ -97,6 +102,7 @@ public final class KafkaTransport implements Transport {
   private final KafkaFailureClassifier classifier;
   private final Duration closeTimeout;
   private final Duration maxBlock;
+  private final Duration maxAnswerTime;
   private final Clock clock;
   private final ConcurrentMap<String, Stall> stalls = new ConcurrentHashMap<>();
   private final String description;
@@ -109,6 +115,7 @@ public final class KafkaTransport implements Transport {
     this.classifier = new KafkaFailureClassifier(builder.missingTopicPermanent);
     this.closeTimeout = builder.deliveryTimeout;
     this.maxBlock = builder.maxBlock;
+    this.maxAnswerTime = builder.maxBlock.plus(builder.deliveryTimeout);
     this.clock = builder.clock;
     this.description = "KafkaTransport[bootstrap.servers=" + builder.bootstrapServers
         + ", client.id=" + builder.clientId + "]";
@@ -292,6 +299,16 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
+   * {@inheritDoc}
+   *
+   * <p>{@code max.block.ms + delivery.timeout.ms}.
+   */
+  @Override
+  public Duration maxAnswerTime() {
+    return maxAnswerTime;
+  }
+
+  /**
    * Flushes what is buffered and closes the producer, waiting at most the delivery timeout; sends still unanswered
    * then fail (retryable). Idempotent.
    */
@@ -315,10 +332,12 @@ public final class KafkaTransport implements Transport {
     owned.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "nothing (always true)");
     owned.put(ProducerConfig.ACKS_CONFIG, "nothing (always all)");
     owned.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "nothing (the outbox gives the atomicity)");
-    owned.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "withRequestTimeout / request.timeout");
-    owned.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "withDeliveryTimeout / delivery.timeout");
-    owned.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "withMaxBlock / max.block");
-    owned.put(ProducerConfig.LINGER_MS_CONFIG, "withLinger / linger");
+    String bound = " (it is part of the transport's maxAnswerTime, the bound the relay relies on, and is checked"
+        + " against the other timeouts)";
+    owned.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "withRequestTimeout / request.timeout" + bound);
+    owned.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "withDeliveryTimeout / delivery.timeout" + bound);
+    owned.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "withMaxBlock / max.block" + bound);
+    owned.put(ProducerConfig.LINGER_MS_CONFIG, "withLinger / linger" + bound);
     return Map.copyOf(owned);
   }
 
@@ -400,8 +419,9 @@ public final class KafkaTransport implements Transport {
 
     /**
      * @param timeout the producer's {@code delivery.timeout.ms}: the longest time from {@code send} to the answer,
-     *     producer retries included; at least the request timeout plus linger; default 9 s. Keep
-     *     {@code maxBlock + deliveryTimeout} below the relay's lease.
+     *     producer retries included; at least the request timeout plus linger; default 9 s.
+     *     {@code maxBlock + deliveryTimeout} is the transport's {@link KafkaTransport#maxAnswerTime()}: the relay's
+     *     delivery timeout and lease must be at least that.
      * @return this builder
      */
     public Builder withDeliveryTimeout(Duration timeout) {
@@ -489,6 +509,22 @@ public final class KafkaTransport implements Transport {
         throw new IllegalArgumentException("deliveryTimeout (" + deliveryTimeout
             + ") must be at least requestTimeout + linger (" + requestTimeout.plus(linger) + ")");
       }
+      Map<String, Object> config = producerConfig();
+      Producer<byte[], byte[]> producer;
+      try {
+        producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+      } catch (RuntimeException e) {
+        throw new OutboxException("cannot create the Kafka producer for " + bootstrapServers + ": "
+            + KafkaFailureClassifier.describe(e), e);
+      }
+      return new KafkaTransport(this, producer);
+    }
+
+    /**
+     * @return the settings the producer is created with: the passthrough ones, then the ones this transport owns
+     * @throws IllegalArgumentException if a passthrough setting is one the transport owns
+     */
+    Map<String, Object> producerConfig() {
       for (String name : producerProperties.keySet()) {
         String owner = OWNED_SETTINGS.get(name);
         if (owner != null) {
@@ -504,14 +540,7 @@ public final class KafkaTransport implements Transport {
       config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.toIntExact(deliveryTimeout.toMillis()));
       config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlock.toMillis());
       config.put(ProducerConfig.LINGER_MS_CONFIG, Math.toIntExact(linger.toMillis()));
-      Producer<byte[], byte[]> producer;
-      try {
-        producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-      } catch (RuntimeException e) {
-        throw new OutboxException("cannot create the Kafka producer for " + bootstrapServers + ": "
-            + KafkaFailureClassifier.describe(e), e);
-      }
-      return new KafkaTransport(this, producer);
+      return config;
     }
 
     private static void requireName(String option, String value) {

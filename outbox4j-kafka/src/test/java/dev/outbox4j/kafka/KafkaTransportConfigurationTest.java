@@ -194,6 +194,40 @@ class KafkaTransportConfigurationTest {
   }
 
   @Test
+  void the_bound_is_max_block_plus_delivery_timeout_and_the_producer_gets_exactly_those_settings() {
+    KafkaTransport.Builder builder = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers())
+        .withMaxBlock(Duration.ofSeconds(2)).withRequestTimeout(Duration.ofSeconds(3))
+        .withDeliveryTimeout(Duration.ofSeconds(6)).withLinger(Duration.ofMillis(1));
+
+    Map<String, Object> config = builder.producerConfig();
+    try (KafkaTransport transport = builder.build()) {
+      assertThat(transport.maxAnswerTime()).isEqualTo(Duration.ofSeconds(8));
+    }
+    assertThat(config).containsEntry("max.block.ms", 2_000L).containsEntry("request.timeout.ms", 3_000)
+        .containsEntry("delivery.timeout.ms", 6_000).containsEntry("linger.ms", 1)
+        .containsEntry("enable.idempotence", "true").containsEntry("acks", "all");
+    try (KafkaTransport defaults = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).build()) {
+      assertThat(defaults.maxAnswerTime()).isEqualTo(KafkaTransport.DEFAULT_MAX_BLOCK
+          .plus(KafkaTransport.DEFAULT_DELIVERY_TIMEOUT));
+    }
+  }
+
+  @Test
+  void a_passthrough_timing_setting_that_would_move_the_bound_is_refused_naming_the_option_to_use() {
+    for (String setting : List.of("delivery.timeout.ms", "max.block.ms", "request.timeout.ms", "linger.ms")) {
+      assertThatThrownBy(() -> KafkaTransport.fromProperties(Map.of(
+              "bootstrap.servers", "127.0.0.1:9", "kafka." + setting, "60000")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(setting).hasMessageContaining("maxAnswerTime");
+    }
+    assertThatThrownBy(() -> KafkaTransport.builder().withBootstrapServers("127.0.0.1:9")
+            .withRequestTimeout(Duration.ofSeconds(5)).withLinger(Duration.ofSeconds(1))
+            .withDeliveryTimeout(Duration.ofSeconds(5)).build())
+        .as("a request still in flight when the record expires could land after the bound")
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requestTimeout + linger");
+  }
+
+  @Test
   void durations_accept_units_bare_milliseconds_and_iso_8601() {
     assertThat(KafkaTransport.parseDuration("k", "250ms")).isEqualTo(Duration.ofMillis(250));
     assertThat(KafkaTransport.parseDuration("k", "5s")).isEqualTo(Duration.ofSeconds(5));

@@ -2,17 +2,22 @@ package dev.outbox4j.rabbitmq;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
+import com.rabbitmq.client.BlockedListener;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.SocketConfigurators;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.time.Clock;
@@ -28,9 +33,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -42,9 +54,23 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>One confirm-mode channel, asynchronous confirms.</b> Each publish records its delivery tag (the channel's
  *       next publish sequence number) with a future; the broker's {@code basic.ack}/{@code basic.nack} complete the
  *       futures, one tag or, with {@code multiple}, every tag up to it. So a relay batch is written to the socket at
- *       once and confirmed in a few frames, not one round trip per message. Channels are not safe for concurrent
- *       publishing (the tag read and the publish must be atomic), so publishing holds a lock; it only writes to a
- *       buffer, so the lock is short.
+ *       once and confirmed in a few frames, not one round trip per message.
+ *   <li><b>Publishing runs on the transport's own thread, never the caller's.</b> {@code basicPublish} blocks when the
+ *       broker stops reading the connection (a memory or disk alarm blocks every publishing connection) or the
+ *       network stalls; on the relay's thread that would stop its deadlines and its {@code close()}. So
+ *       {@link #deliver} only queues the publish for one publisher thread (which also keeps a channel's tag read and
+ *       publish atomic, as channels require) and returns.
+ *   <li><b>A bound on every answer, enforced by a reset.</b> Every delivery is answered within the confirm timeout
+ *       ({@link #maxAnswerTime()}). At that bound a publish still waiting to be written is dropped unsent, and one that
+ *       was (being) written without a confirm resets the connection: its socket is closed with {@code SO_LINGER} 0,
+ *       so the frames the client still holds (its own buffers, the kernel's send buffer, a write blocked by the
+ *       broker) are discarded instead of reaching the broker once it reads again. Bytes the broker's kernel had
+ *       already received when it stopped reading cannot be withdrawn by any client; under a resource alarm they are
+ *       read as the alarm lifts, which happens for all connections at once, before a later message of the same key
+ *       can be published (that waits for a confirm the alarm held back).
+ *   <li><b>A blocked connection is not published to.</b> While the broker reports the connection blocked
+ *       ({@code connection.blocked}), deliveries fail at once as retryable, naming the broker's reason, instead of
+ *       queueing frames the broker will not read.
  *   <li><b>Mandatory, and a return is permanent.</b> An unroutable message would otherwise be acked and silently
  *       dropped. RabbitMQ sends {@code basic.return} before the {@code basic.ack} of the same message, on the same
  *       channel, so the return is matched (by the AMQP message-id, which is the outbox message id) to the outstanding
@@ -78,6 +104,8 @@ public final class RabbitMqTransport implements Transport {
   public static final Duration DEFAULT_RECOVERY_INTERVAL = Duration.ofSeconds(1);
   /** Default TCP connect and AMQP handshake timeout: 5 s. */
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+  /** How long {@link #close()} waits for each of its steps (the publisher thread, the connection's close). */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
   private final ConnectionFactory factory;
   private final String connectionName;
@@ -87,16 +115,27 @@ public final class RabbitMqTransport implements Transport {
   private final Duration recoveryInterval;
   private final Clock clock;
 
-  private final ReentrantLock lock = new ReentrantLock();
   private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
-  // guarded by lock
+  /** The client's sockets (the connection's, and a recovering one's), so the bound can reset them. */
+  private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+  /** Deliveries not yet answered, so {@link #close()} can answer them. */
+  private final Set<Pending> unanswered = ConcurrentHashMap.newKeySet();
+  private final ThreadPoolExecutor publisher;
+  private final ScheduledThreadPoolExecutor timer;
+  private volatile boolean closed;
+  /** The broker's reason while it reports the connection blocked, else {@code null}. */
+  private volatile @Nullable String blockedBecause;
+  // touched by the publisher thread only, and by close() once the publisher has stopped
   private @Nullable Connection connection;
   private @Nullable PublishChannel channel;
   private @Nullable Instant nextConnectAttempt;
-  private boolean closed;
 
   private RabbitMqTransport(Builder builder) {
     this.factory = builder.factory();
+    factory.setSocketConfigurator(SocketConfigurators.defaultConfigurator().andThen(socket -> {
+      sockets.removeIf(Socket::isClosed);
+      sockets.add(socket);
+    }));
     this.connectionName = builder.connectionName;
     this.endpointDescription = factory.getHost() + ":" + factory.getPort() + factory.getVirtualHost()
         + " as " + factory.getUsername();
@@ -104,6 +143,18 @@ public final class RabbitMqTransport implements Transport {
     this.confirmTimeout = builder.confirmTimeout;
     this.recoveryInterval = builder.recoveryInterval;
     this.clock = builder.clock;
+    this.publisher = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        named(builder.threadFactory, "outbox4j-rabbitmq-publish"));
+    this.timer = new ScheduledThreadPoolExecutor(1, named(builder.threadFactory, "outbox4j-rabbitmq-deadline"));
+    timer.setRemoveOnCancelPolicy(true);
+  }
+
+  private static ThreadFactory named(ThreadFactory factory, String name) {
+    return task -> {
+      Thread thread = factory.newThread(task);
+      thread.setName(name);
+      return thread;
+    };
   }
 
   /** @return a builder with the defaults (guest@127.0.0.1:5672, virtual host {@code /}); not thread-safe */
@@ -158,36 +209,106 @@ public final class RabbitMqTransport implements Transport {
     } catch (RuntimeException e) {
       return done(DeliveryOutcome.permanent("message cannot be expressed as AMQP properties: " + e.getMessage()));
     }
-    byte[] body = message.payload();
-    Pending pending = new Pending(messageId);
-    lock.lock();
+    if (closed) {
+      return done(DeliveryOutcome.retryable("transport is closed"));
+    }
+    String blocked = blockedBecause;
+    if (blocked != null) {
+      return done(DeliveryOutcome.retryable("RabbitMQ blocked publishing on this connection: " + blocked));
+    }
+    Pending pending = new Pending(messageId, address, properties, message.payload());
+    unanswered.add(pending);
+    pending.future.whenComplete((outcome, error) -> unanswered.remove(pending));
+    try {
+      ScheduledFuture<?> deadline = timer.schedule(() -> expire(pending), confirmTimeout.toNanos(),
+          TimeUnit.NANOSECONDS);
+      pending.future.whenComplete((outcome, error) -> deadline.cancel(false));
+      publisher.execute(() -> publish(pending));
+    } catch (RejectedExecutionException e) {
+      pending.future.complete(DeliveryOutcome.retryable("transport is closed"));
+    }
+    return pending.future;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The confirm timeout: a delivery is answered by then, and a publish without a confirm by then resets the
+   * connection so that nothing the client still holds of it can reach the broker later.
+   */
+  @Override
+  public Duration maxAnswerTime() {
+    return confirmTimeout;
+  }
+
+  /** Runs on the publisher thread. */
+  private void publish(Pending pending) {
+    if (!pending.start()) {
+      return; // answered (timed out or closed) before its turn: never sent
+    }
+    AmqpAddress address = pending.address;
     try {
       if (closed) {
-        return done(DeliveryOutcome.retryable("transport is closed"));
+        pending.future.complete(DeliveryOutcome.retryable("transport is closed"));
+        return;
+      }
+      String blocked = blockedBecause;
+      if (blocked != null) {
+        pending.future.complete(DeliveryOutcome.retryable("RabbitMQ blocked publishing on this connection: " + blocked));
+        return;
       }
       Connection open = openConnection();
       DeliveryOutcome refusal = checkExchange(open, address.exchange());
       if (refusal != null) {
-        return done(refusal);
+        pending.future.complete(refusal);
+        return;
       }
-      PublishChannel publisher = openChannel(open);
-      long tag = publisher.channel.getNextPublishSeqNo();
-      publisher.track(tag, pending);
+      PublishChannel publishing = openChannel(open);
+      long tag = publishing.channel.getNextPublishSeqNo();
+      publishing.track(tag, pending);
+      pending.future.whenComplete((outcome, error) -> publishing.forget(tag, pending));
       try {
-        publisher.channel.basicPublish(address.exchange(), address.routingKey(), true, properties, body);
+        publishing.channel.basicPublish(address.exchange(), address.routingKey(), true, pending.properties,
+            pending.body);
       } catch (IOException | AlreadyClosedException e) {
-        publisher.forget(tag, pending);
-        return done(DeliveryOutcome.retryable("publish to " + address + " failed: " + e));
+        pending.future.complete(DeliveryOutcome.retryable("publish to " + address + " failed: " + e));
       }
-      pending.future.whenComplete((outcome, error) -> publisher.forget(tag, pending));
-    } catch (IOException | TimeoutException | AlreadyClosedException e) {
-      return done(DeliveryOutcome.retryable("RabbitMQ unavailable (" + endpointDescription + "): " + e));
-    } finally {
-      lock.unlock();
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      pending.future.complete(DeliveryOutcome.retryable("RabbitMQ unavailable (" + endpointDescription + "): " + e));
     }
-    return pending.future.completeOnTimeout(
-        DeliveryOutcome.retryable("no publisher confirm within " + confirmTimeout), confirmTimeout.toNanos(),
-        TimeUnit.NANOSECONDS);
+  }
+
+  /** Runs on the timer thread at the delivery's bound. */
+  private void expire(Pending pending) {
+    boolean wasSent = pending.expire();
+    if (!pending.future.complete(DeliveryOutcome.retryable("no publisher confirm within " + confirmTimeout
+        + (wasSent ? "; the connection was reset so that the publish cannot land later" : "; never sent")))) {
+      return;
+    }
+    if (wasSent) {
+      resetConnection("a publish had no confirm within " + confirmTimeout);
+    }
+  }
+
+  /**
+   * Closes the client's sockets with {@code SO_LINGER} 0: a reset that discards what the client still holds and
+   * unblocks a write the broker is not reading. Automatic recovery then opens a fresh connection.
+   */
+  private void resetConnection(String why) {
+    for (Socket socket : sockets) {
+      try {
+        socket.setSoLinger(true, 0);
+      } catch (IOException e) {
+        // already closed
+      }
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // already closed
+      }
+      sockets.remove(socket);
+    }
+    LOG.log(System.Logger.Level.DEBUG, "RabbitMQ connection reset: {0}", why);
   }
 
   private AMQP.BasicProperties properties(Message message, String messageId) {
@@ -215,6 +336,28 @@ public final class RabbitMqTransport implements Transport {
     }
     try {
       Connection created = factory.newConnection(connectionName);
+      created.addBlockedListener(new BlockedListener() {
+        @Override
+        public void handleBlocked(String reason) {
+          blockedBecause = reason == null || reason.isBlank() ? "(no reason given)" : reason;
+        }
+
+        @Override
+        public void handleUnblocked() {
+          blockedBecause = null;
+        }
+      });
+      if (created instanceof Recoverable recoverable) {
+        recoverable.addRecoveryListener(new RecoveryListener() {
+          @Override
+          public void handleRecovery(Recoverable recovered) {
+            blockedBecause = null; // a fresh connection; the broker says so again if the alarm persists
+          }
+
+          @Override
+          public void handleRecoveryStarted(Recoverable recovering) {}
+        });
+      }
       connection = created;
       nextConnectAttempt = null;
       return created;
@@ -257,12 +400,12 @@ public final class RabbitMqTransport implements Transport {
     }
     Channel created = open.createChannel();
     created.confirmSelect();
-    PublishChannel publisher = new PublishChannel(created);
-    created.addConfirmListener(publisher);
-    created.addReturnListener(publisher);
-    created.addShutdownListener(publisher::shutdown);
-    channel = publisher;
-    return publisher;
+    PublishChannel publishing = new PublishChannel(created);
+    created.addConfirmListener(publishing);
+    created.addReturnListener(publishing);
+    created.addShutdownListener(publishing::shutdown);
+    channel = publishing;
+    return publishing;
   }
 
   private static int replyCode(ShutdownSignalException signal) {
@@ -288,26 +431,43 @@ public final class RabbitMqTransport implements Transport {
     return CompletableFuture.completedFuture(outcome);
   }
 
-  /** Closes the channel and the connection; outstanding publishes fail as retryable. Idempotent. */
+  /**
+   * Answers every unanswered delivery as retryable and closes the connection, within a few seconds even when the
+   * broker does not read the connection (a resource alarm) or a publish is blocked: a publish that was written
+   * without a confirm resets the connection first, so it cannot land after the close. Idempotent.
+   */
   @Override
   public void close() {
-    lock.lock();
-    try {
-      closed = true;
-      PublishChannel publisher = channel;
-      channel = null;
-      if (publisher != null) {
-        publisher.failAll("transport closed before the broker confirmed");
-        abortQuietly(publisher.channel);
-      }
-      Connection current = connection;
-      connection = null;
-      if (current != null) {
-        current.abort(2_000);
-      }
-    } finally {
-      lock.unlock();
+    closed = true;
+    boolean unconfirmed = false;
+    for (Pending pending : unanswered) {
+      unconfirmed |= pending.expire();
+      pending.future.complete(DeliveryOutcome.retryable("transport closed before the broker confirmed"));
     }
+    if (unconfirmed || blockedBecause != null) {
+      resetConnection("transport closed with publishes unconfirmed or the connection blocked");
+    }
+    publisher.shutdownNow();
+    timer.shutdownNow();
+    try {
+      if (!publisher.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        resetConnection("the publisher thread did not stop within " + CLOSE_WAIT);
+        publisher.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Connection current = connection;
+    connection = null;
+    channel = null;
+    if (current != null) {
+      try {
+        current.abort(Math.toIntExact(CLOSE_WAIT.toMillis()));
+      } catch (RuntimeException e) {
+        // closing either way
+      }
+    }
+    resetConnection("transport closed"); // a recovery that raced the abort leaves nothing open
   }
 
   @Override
@@ -315,14 +475,35 @@ public final class RabbitMqTransport implements Transport {
     return "RabbitMqTransport{" + endpointDescription + ", confirmTimeout=" + confirmTimeout + "}";
   }
 
-  /** One publish awaiting its confirm. */
+  /** One publish, from {@link #deliver} until its answer. */
   private static final class Pending {
+    private static final int QUEUED = 0;
+    private static final int SENT = 1;
+    private static final int EXPIRED = 2;
+
     final String messageId;
+    final AmqpAddress address;
+    final AMQP.BasicProperties properties;
+    final byte[] body;
     final CompletableFuture<DeliveryOutcome> future = new CompletableFuture<>();
+    final AtomicInteger state = new AtomicInteger(QUEUED);
     volatile @Nullable String returnedBecause;
 
-    Pending(String messageId) {
+    Pending(String messageId, AmqpAddress address, AMQP.BasicProperties properties, byte[] body) {
       this.messageId = messageId;
+      this.address = address;
+      this.properties = properties;
+      this.body = body;
+    }
+
+    /** @return {@code true} if the publisher may send it: not expired or closed before its turn */
+    boolean start() {
+      return state.compareAndSet(QUEUED, SENT);
+    }
+
+    /** @return {@code true} if it may have been (or is being) written: the connection must then be reset */
+    boolean expire() {
+      return state.getAndSet(EXPIRED) == SENT && !future.isDone();
     }
   }
 
@@ -434,8 +615,23 @@ public final class RabbitMqTransport implements Transport {
     private Duration recoveryInterval = DEFAULT_RECOVERY_INTERVAL;
     private Function<Message, AmqpAddress> addressing = message -> AmqpAddress.parse(message.destination());
     private Clock clock = Clock.systemUTC();
+    private ThreadFactory threadFactory = task -> {
+      Thread thread = new Thread(task);
+      thread.setDaemon(true);
+      return thread;
+    };
 
     private Builder() {}
+
+    /**
+     * @param factory makes the transport's two threads (the publisher, and the timer that enforces each delivery's
+     *     bound); default daemon threads. The transport names them.
+     * @return this builder
+     */
+    public Builder withThreadFactory(ThreadFactory factory) {
+      this.threadFactory = Objects.requireNonNull(factory, "threadFactory");
+      return this;
+    }
 
     /**
      * @param amqpUri {@code amqp://user:password@host:port/vhost}; applied before the individual settings, which
@@ -520,8 +716,9 @@ public final class RabbitMqTransport implements Transport {
     }
 
     /**
-     * @param timeout how long a publish waits for its confirm before it counts as a retryable failure; default 5 s;
-     *     keep it below the relay's delivery timeout (default 10 s) and so below the lease
+     * @param timeout the bound on every delivery ({@link RabbitMqTransport#maxAnswerTime()}): a publish without a
+     *     confirm by then counts as a retryable failure and resets the connection; default 5 s. The relay's delivery
+     *     timeout and lease must be at least this long.
      * @return this builder
      */
     public Builder withConfirmTimeout(Duration timeout) {
@@ -591,6 +788,8 @@ public final class RabbitMqTransport implements Transport {
       factory.setAutomaticRecoveryEnabled(true);
       factory.setTopologyRecoveryEnabled(false); // the transport declares nothing that would need recovering
       factory.setNetworkRecoveryInterval(recoveryInterval.toMillis());
+      // exchange checks and channel opening are RPCs; a broker that stopped reading must not hold them for 10 minutes
+      factory.setChannelRpcTimeout(Math.toIntExact(confirmTimeout.toMillis()));
       return factory;
     }
 

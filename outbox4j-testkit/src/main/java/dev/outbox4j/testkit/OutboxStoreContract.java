@@ -250,6 +250,41 @@ public abstract class OutboxStoreContract {
   }
 
   @Test
+  public final void postpone_hands_an_entry_back_without_counting_an_attempt() {
+    UUID head = store.enqueue(message("d", "A")).id();
+    store.enqueue(message("d", "A"));
+    Claim claim = store.claim(10, now(), LEASE).get(0);
+    Instant retryAt = now().plusSeconds(10);
+
+    assertThat(store.postpone(claim, "broker unreachable", retryAt)).isTrue();
+
+    OutboxEntry entry = store.find(head).orElseThrow();
+    assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(entry.attempts()).isZero();
+    assertThat(entry.lastError()).isEqualTo("broker unreachable");
+    assertThat(entry.availableAt()).isEqualTo(retryAt);
+    assertThat(store.claim(10, now(), LEASE)).as("the key stays blocked until then").isEmpty();
+    Claim again = store.claim(10, retryAt, LEASE).get(0);
+    assertThat(again.id()).isEqualTo(head);
+    assertThat(store.markFailed(again, "500", retryAt.plusSeconds(1))).isTrue();
+    Claim third = store.claim(10, retryAt.plusSeconds(1), LEASE).get(0);
+    assertThat(store.postpone(third, "still down", retryAt.plusSeconds(2))).isTrue();
+    assertThat(store.find(head).orElseThrow().attempts()).as("only the message's own failure counts").isEqualTo(1);
+  }
+
+  @Test
+  public final void a_stale_claims_postpone_changes_nothing() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim stale = store.claim(10, now(), LEASE).get(0);
+    store.claim(10, now().plus(LEASE), LEASE);
+    OutboxEntry before = store.find(id).orElseThrow();
+
+    assertThat(store.postpone(stale, "late", now().plusSeconds(999))).isFalse();
+
+    assertThat(store.find(id).orElseThrow().version()).isEqualTo(before.version());
+  }
+
+  @Test
   public final void a_quarantined_head_blocks_its_key_and_only_its_key() {
     UUID a1 = store.enqueue(message("d", "A")).id();
     store.enqueue(message("d", "A"));

@@ -12,6 +12,9 @@ import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.Sleeper;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.memory.InProcessTransport;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.OutboxStore;
@@ -33,8 +36,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +73,25 @@ public abstract class RelayContract {
   /** @return the store of the current test */
   protected final OutboxStore store() {
     return store;
+  }
+
+  /**
+   * A second store instance over the same entries, as a second relay process would have (its own connections). The
+   * default returns the current store, for stores that cannot share their entries between instances (in memory).
+   *
+   * @param clock the clock the store must use
+   * @return a store over the entries of {@link #store()}, without clearing them
+   */
+  protected OutboxStore secondStore(Clock clock) {
+    return store;
+  }
+
+  /** @return a sleeper that waits no real time: it moves the test's clock */
+  private Sleeper movingTheClock(List<Duration> pauses) {
+    return duration -> {
+      pauses.add(duration);
+      clock.advance(duration);
+    };
   }
 
   private RelayBuilder relay(Transport transport) {
@@ -445,5 +470,441 @@ public abstract class RelayContract {
     } finally {
       relay.close();
     }
+  }
+
+  // ------------------------------------------------------------------------------------------ outages (issue 10 §1)
+
+  /** Per-key arrivals of a receiver, checked for a message arriving after a later message of its key. */
+  private static void assertNoLaterMessageWasOvertaken(List<String> arrivals) {
+    Map<String, Integer> highest = new HashMap<>();
+    for (String arrival : arrivals) {
+      String key = arrival.substring(0, arrival.indexOf('#'));
+      int index = Integer.parseInt(arrival.substring(arrival.indexOf('#') + 1));
+      Integer seen = highest.get(key);
+      assertThat(seen == null || index >= seen)
+          .as("%s arrived after a later message of its key, in %s", arrival, arrivals)
+          .isTrue();
+      highest.merge(key, index, Math::max);
+    }
+  }
+
+  private List<OutboxEntry> quarantinedEntries() {
+    return store.quarantined(QuarantineQuery.first(QuarantineQuery.MAX_LIMIT));
+  }
+
+  @Test
+  public final void an_outage_longer_than_the_retry_budget_quarantines_nothing_and_keeps_per_key_order() {
+    Map<String, List<String>> written = new HashMap<>();
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      for (int k = 0; k < 4; k++) {
+        ids.add(write("key" + k, "key" + k + "#" + i));
+        written.computeIfAbsent("key" + k, x -> new ArrayList<>()).add("key" + k + "#" + i);
+      }
+      ids.add(write(null, "free" + i + "#0"));
+    }
+    AtomicBoolean down = new AtomicBoolean(true);
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    Transport transport = InProcessTransport.of(m -> {
+      if (down.get()) {
+        return DeliveryOutcome.retryable("connection refused");
+      }
+      arrivals.add(text(m));
+      return DeliveryOutcome.delivered();
+    });
+    List<Duration> pauses = new CopyOnWriteArrayList<>();
+    Relay relay = relay(transport)
+        .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofSeconds(1)).withCap(Duration.ofSeconds(10))
+            .withMaxAttempts(3).withGiveUpAfter(Duration.ofMinutes(1)).build())
+        .withOutageBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30))
+        .withSleeper(movingTheClock(pauses))
+        .build();
+
+    // The broker stays away for two hours: 120 times the time budget, hundreds of times the attempt budget.
+    Instant back = clock.instant().plus(Duration.ofHours(2));
+    int attemptsSeen = 0;
+    while (clock.instant().isBefore(back)) {
+      RelayResult result = relay.drain(20);
+      attemptsSeen += result.attempted();
+      assertThat(result.failed() + result.quarantined()).as("charged during the outage").isZero();
+      clock.advance(Duration.ofSeconds(1));
+    }
+    assertThat(attemptsSeen).as("deliveries tried during the outage").isGreaterThan(100);
+    assertThat(quarantinedEntries()).isEmpty();
+    for (UUID id : ids) {
+      assertThat(store.find(id).orElseThrow().attempts()).isZero();
+    }
+    assertThat(pauses).isNotEmpty().allSatisfy(p -> assertThat(p).isLessThanOrEqualTo(Duration.ofSeconds(30)));
+
+    down.set(false);
+    for (int i = 0; i < 20 && store.stats(clock.instant()).pending() > 0; i++) {
+      relay.drain(100);
+      clock.advance(Duration.ofSeconds(30));
+    }
+
+    assertThat(store.stats(clock.instant()).pending()).isZero();
+    assertThat(quarantinedEntries()).isEmpty();
+    for (Map.Entry<String, List<String>> key : written.entrySet()) {
+      assertThat(arrivals.stream().filter(a -> a.startsWith(key.getKey() + "#")).toList())
+          .containsExactlyElementsOf(key.getValue());
+    }
+    assertThat(arrivals).hasSize(ids.size());
+  }
+
+  @Test
+  public final void a_transport_that_says_it_is_unavailable_charges_no_attempt_even_for_a_single_entry() {
+    UUID id = write("A", "A#0");
+    List<Instant> postponedUntil = new CopyOnWriteArrayList<>();
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.unavailable("broker blocked: disk alarm")))
+        .withOutageBackoff(Duration.ofSeconds(2), Duration.ofSeconds(60))
+        .onEvent(new RelayListener() {
+          @Override
+          public void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {
+            postponedUntil.add(nextAttemptAt);
+          }
+        })
+        .build();
+
+    RelayResult result = relay.flush();
+
+    assertThat(result).isEqualTo(new RelayResult(1, 1, 0, 0, 1, 0, 0));
+    OutboxEntry entry = store.find(id).orElseThrow();
+    assertThat(entry.attempts()).isZero();
+    assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(entry.lastError()).isEqualTo("broker blocked: disk alarm");
+    assertThat(postponedUntil).containsExactly(clock.instant().plusSeconds(2));
+    assertThat(entry.availableAt()).isEqualTo(clock.instant().plusSeconds(2));
+  }
+
+  @Test
+  public final void consecutive_retryable_failures_of_different_entries_are_recognised_as_an_outage() {
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ids.add(write(null, "m" + i));
+    }
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.retryable("timeout")))
+        .withBatchSize(1)
+        .build();
+
+    List<RelayResult> results = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      results.add(relay.flush());
+    }
+
+    // Two single failures may be the messages' own; the third different entry failing in a row is an outage.
+    assertThat(results).extracting(RelayResult::failed).containsExactly(1, 1, 0, 0);
+    assertThat(results).extracting(RelayResult::postponed).containsExactly(0, 0, 1, 1);
+    assertThat(store.find(ids.get(2)).orElseThrow().attempts()).isZero();
+    assertThat(store.find(ids.get(3)).orElseThrow().attempts()).isZero();
+  }
+
+  @Test
+  public final void while_the_transport_is_down_a_pass_probes_with_a_small_batch_and_pauses_grow_to_their_cap() {
+    for (int i = 0; i < 40; i++) {
+      write(null, "m" + i);
+    }
+    List<Duration> pauses = new CopyOnWriteArrayList<>();
+    List<Integer> claimedPerPass = new CopyOnWriteArrayList<>();
+    AtomicInteger sends = new AtomicInteger();
+    Relay relay = relay(InProcessTransport.of(m -> {
+      sends.incrementAndGet();
+      return DeliveryOutcome.retryable("connection reset");
+    }))
+        .withBatchSize(20)
+        .withOutageBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4))
+        .withSleeper(movingTheClock(pauses))
+        .onEvent(new RelayListener() {
+          @Override
+          public void onBatch(BatchReport report) {
+            claimedPerPass.add(report.result().claimed());
+          }
+        })
+        .build();
+
+    RelayResult passes = relay.drain(5);
+
+    // The first pass claims a full batch and finds the outage; each probe after it claims at most 5. The pause steps
+    // are 1, 2, 4, 4 s (capped), each drawn at 3/4 by equal jitter.
+    assertThat(claimedPerPass).hasSize(5);
+    assertThat(claimedPerPass.get(0)).isEqualTo(20);
+    assertThat(claimedPerPass.subList(1, 5)).allSatisfy(claimed -> assertThat(claimed).isBetween(1, 5));
+    assertThat(passes.postponed()).isEqualTo(passes.claimed());
+    assertThat(pauses).containsExactly(Duration.ofMillis(750), Duration.ofMillis(1500), Duration.ofSeconds(3),
+        Duration.ofSeconds(3));
+    assertThat(quarantinedEntries()).isEmpty();
+    assertThat(sends.get()).isEqualTo(passes.attempted());
+  }
+
+  @Test
+  public final void the_background_worker_rides_out_an_outage_through_the_sleeper_and_delivers_afterwards() {
+    Map<String, List<String>> written = new HashMap<>();
+    for (int i = 0; i < 5; i++) {
+      for (int k = 0; k < 3; k++) {
+        write("key" + k, "key" + k + "#" + i);
+        written.computeIfAbsent("key" + k, x -> new ArrayList<>()).add("key" + k + "#" + i);
+      }
+    }
+    AtomicInteger refusals = new AtomicInteger(60);
+    Map<String, List<String>> delivered = new ConcurrentHashMap<>();
+    Transport transport = InProcessTransport.of(m -> {
+      if (refusals.getAndDecrement() > 0) {
+        return DeliveryOutcome.retryable("no route to host");
+      }
+      delivered.computeIfAbsent(m.orderingKey().orElseThrow(), x -> new CopyOnWriteArrayList<>()).add(text(m));
+      return DeliveryOutcome.delivered();
+    });
+    List<Duration> pauses = new CopyOnWriteArrayList<>();
+    Relay relay = relay(transport)
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofSeconds(1)).withMaxAttempts(2).build())
+        .withSleeper(movingTheClock(pauses))
+        .withPollInterval(Duration.ofMillis(1), Duration.ofMillis(5))
+        .build();
+    try {
+      relay.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        clock.advance(Duration.ofSeconds(1)); // the idle poll uses real time; entries postponed on the clock come back
+        return store.stats(clock.instant()).pending() == 0;
+      });
+    } finally {
+      relay.close();
+    }
+
+    assertThat(pauses).isNotEmpty();
+    assertThat(quarantinedEntries()).isEmpty();
+    assertThat(delivered).isEqualTo(written);
+  }
+
+  @Test
+  public final void a_message_failing_on_its_own_is_quarantined_once_its_time_budget_is_spent() {
+    UUID poison = write("A", "poison");
+    UUID next = write("A", "next");
+    Relay relay = relay(InProcessTransport.of(m -> m.id().equals(poison)
+            ? DeliveryOutcome.retryable("422 from the schema registry, retry later")
+            : DeliveryOutcome.delivered()))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofMinutes(1)).withCap(Duration.ofMinutes(1))
+            .withGiveUpAfter(Duration.ofMinutes(10)).build())
+        .build();
+
+    int passes = 0;
+    while (store.find(poison).orElseThrow().status() != EntryStatus.QUARANTINED && passes++ < 100) {
+      relay.flush();
+      clock.advance(Duration.ofMinutes(1));
+    }
+
+    OutboxEntry entry = store.find(poison).orElseThrow();
+    assertThat(entry.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(entry.attempts()).isEqualTo(11);
+    assertThat(entry.quarantineReason()).contains("failing for PT10M").contains("422");
+    assertThat(store.find(next).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+  }
+
+  // ------------------------------------------------------------------------------------------ late copies (§2)
+
+  @Test
+  public final void a_late_copy_never_overtakes_the_next_message_of_its_key_across_two_relays() {
+    write("K", "K#0");
+    write("K", "K#1");
+    Duration bound = Duration.ofMillis(300);
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    // Relay 1's send of K#0 is on its way: the broker will store it, but its confirmation comes after the relay's
+    // deadline.
+    CompletableFuture<DeliveryOutcome> lateConfirmation = new CompletableFuture<>();
+    Transport slow = new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        return lateConfirmation;
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+    Transport prompt = new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        arrivals.add(text(message));
+        return CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+    RetryPolicy quickRetry = RetryPolicy.linear().withBase(Duration.ofMillis(1)).build();
+    Relay first = Relay.builder(store, slow).withClock(clock).withRandom(HALF).withRetryPolicy(quickRetry)
+        .withDeliveryTimeout(bound).build();
+    Relay second = Relay.builder(secondStore(clock), prompt).withClock(clock).withRandom(HALF)
+        .withRetryPolicy(quickRetry).build();
+    Instant sendStarted = clock.instant();
+
+    assertThat(first.flush().failed()).as("relay 1 gives up on K#0 at its deadline").isEqualTo(1);
+    clock.advance(Duration.ofMillis(100));
+    RelayResult early = second.drain(10);
+    // The copy of relay 1's send lands now, inside the transport's bound; its confirmation follows, too late.
+    arrivals.add("K#0");
+    lateConfirmation.complete(DeliveryOutcome.delivered());
+    clock.set(sendStarted.plus(bound));
+    RelayResult later = second.drain(10);
+
+    assertThat(early.claimed()).as("claimable before the transport's bound passed").isZero();
+    assertThat(later.delivered()).isEqualTo(2);
+    assertThat(arrivals).containsExactly("K#0", "K#0", "K#1");
+    assertNoLaterMessageWasOvertaken(arrivals);
+  }
+
+  // ------------------------------------------------------------------------------------------ recording (§3)
+
+  @Test
+  public final void a_huge_retry_after_is_capped_at_the_policy_cap_and_the_batch_is_recorded() {
+    UUID ok = write("A", "ok");
+    UUID throttled = write("B", "throttled");
+    Relay relay = relay(InProcessTransport.of(m -> m.id().equals(ok)
+            ? DeliveryOutcome.delivered()
+            : DeliveryOutcome.retryableAfter("429", Duration.ofSeconds(Long.MAX_VALUE))))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofSeconds(1)).withCap(Duration.ofMinutes(5)).build())
+        .build();
+
+    RelayResult result = relay.flush();
+
+    assertThat(result.delivered()).isEqualTo(1);
+    assertThat(result.failed()).isEqualTo(1);
+    assertThat(store.find(ok)).isEmpty();
+    assertThat(store.find(throttled).orElseThrow().availableAt()).isEqualTo(clock.instant().plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
+  public final void a_failure_to_record_one_outcome_loses_no_other_outcome() {
+    UUID ok1 = write("A", "ok1");
+    UUID unrecordable = write("B", "unrecordable");
+    UUID failing = write("C", "failing");
+    UUID ok2 = write("D", "ok2");
+    OutboxStore real = store;
+    OutboxStore refusingOne = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(
+        OutboxStore.class.getClassLoader(), new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("markFailed") && args[0] instanceof Claim claim
+              && claim.id().equals(unrecordable)) {
+            throw new dev.outbox4j.OutboxException("value out of range for the store");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    Relay relay = Relay.builder(refusingOne, InProcessTransport.of(m -> m.id().equals(ok1) || m.id().equals(ok2)
+            ? DeliveryOutcome.delivered()
+            : DeliveryOutcome.retryable("500")))
+        .withClock(clock).withRandom(HALF)
+        .onEvent(new RelayListener() {
+          @Override
+          public void onError(Throwable error) {
+            errors.add(error);
+          }
+        })
+        .build();
+
+    RelayResult result = relay.flush();
+
+    assertThat(result.delivered()).isEqualTo(2);
+    assertThat(result.failed()).isEqualTo(1);
+    assertThat(store.find(ok1)).isEmpty();
+    assertThat(store.find(ok2)).isEmpty();
+    assertThat(store.find(failing).orElseThrow().attempts()).isEqualTo(1);
+    assertThat(errors).singleElement().asString().contains("value out of range");
+  }
+
+  @Test
+  public final void interrupting_a_flush_spoils_no_later_pass() throws Exception {
+    UUID stuck = write("A", "never answered");
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    Relay relay = relay(message -> {
+      if (message.id().equals(stuck)) {
+        sent.complete(null);
+        return new CompletableFuture<>();
+      }
+      return CompletableFuture.supplyAsync(DeliveryOutcome::delivered,
+          CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+    })
+        .withDeliveryTimeout(Duration.ofSeconds(20))
+        .build();
+    AtomicReference<RelayResult> interrupted = new AtomicReference<>();
+    Thread caller = new Thread(() -> interrupted.set(relay.flush()));
+    caller.start();
+    sent.orTimeout(10, TimeUnit.SECONDS).join();
+    caller.interrupt();
+    caller.join(10_000);
+    assertThat(caller.isAlive()).isFalse();
+    assertThat(interrupted.get().delivered()).isZero();
+
+    UUID later = write("B", "later");
+    RelayResult next = relay.flush();
+
+    assertThat(next.delivered()).as("a later pass waits for its answer as usual").isEqualTo(1);
+    assertThat(store.find(later)).isEmpty();
+  }
+
+  // ------------------------------------------------------------------------------------------ lifecycle (§3)
+
+  @Test
+  public final void an_error_in_the_background_worker_stops_the_relay_and_the_listener_hears_of_it() {
+    write(null, "m");
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    Relay relay = relay(InProcessTransport.consuming(m -> { }))
+        .onEvent(new RelayListener() {
+          @Override
+          public void onBatch(BatchReport report) {
+            throw new LinkageError("a class went missing");
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            errors.add(error);
+          }
+        })
+        .build();
+
+    relay.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> !relay.isRunning());
+
+    assertThat(errors).singleElement().isInstanceOf(LinkageError.class);
+    Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), relay::close);
+  }
+
+  @Test
+  public final void closing_a_relay_that_never_started_returns_at_once_every_time() {
+    Relay relay = relay(InProcessTransport.consuming(m -> { })).withShutdownGrace(Duration.ofSeconds(30)).build();
+
+    Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+      relay.close();
+      relay.close();
+    });
+    assertThat(relay.isRunning()).isFalse();
+  }
+
+  @Test
+  public final void close_called_from_a_listener_does_not_wait_for_itself() {
+    write(null, "m");
+    AtomicReference<Relay> self = new AtomicReference<>();
+    CompletableFuture<Duration> closeTook = new CompletableFuture<>();
+    Relay relay = relay(InProcessTransport.consuming(m -> { }))
+        .withShutdownGrace(Duration.ofSeconds(30))
+        .onEvent(new RelayListener() {
+          @Override
+          public void onBatch(BatchReport report) {
+            long start = System.nanoTime();
+            self.get().close();
+            closeTook.complete(Duration.ofNanos(System.nanoTime() - start));
+          }
+        })
+        .build();
+    self.set(relay);
+
+    relay.start();
+
+    assertThat(closeTook.orTimeout(20, TimeUnit.SECONDS).join()).isLessThan(Duration.ofSeconds(5));
+    await().atMost(Duration.ofSeconds(10)).until(() -> !relay.isRunning());
   }
 }

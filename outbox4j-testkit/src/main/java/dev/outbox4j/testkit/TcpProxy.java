@@ -8,28 +8,46 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A loopback TCP proxy a test controls, to make a broker "go away" and come back without touching the broker: point the
  * client at {@link #port()}, then {@link #cut()} (every open connection is closed and new ones are refused) and
- * {@link #restore()} (connections are accepted again, on the same port).
+ * {@link #restore()} (connections are accepted again, on the same port). Two milder faults keep the connections open:
+ * {@link #stall()} stops forwarding and stops reading, as a broker that blocks a publishing connection under a resource
+ * alarm does (the client's writes fill the socket buffers and then block), until {@link #resume()}; and
+ * {@link #delay(Duration, Duration)} holds every chunk for a while in either direction, so that a request reaches the
+ * broker and its answer comes back late.
  *
  * <p>Why this shape: closing the listening socket on {@link #cut()}, rather than accepting and dropping, makes a
  * client's reconnect attempts fail the way they fail when a broker is down (connection refused). The port is kept by
- * rebinding it with {@code SO_REUSEADDR}, so a client's configured address stays valid.
+ * rebinding it with {@code SO_REUSEADDR}, so a client's configured address stays valid. A stall stops <em>reading</em>,
+ * not only forwarding, so the bytes a client writes meanwhile stay in the kernel's buffers, where a client that resets
+ * its connection can still withdraw them, exactly as with a real broker that stopped reading.
  *
- * <p>Binds to 127.0.0.1 only. Two threads per proxied connection, which is plenty for tests. Thread-safe.
+ * <p>Binds to 127.0.0.1 only. Four threads per proxied connection (a reader and a writer each way), which is plenty
+ * for tests. Thread-safe.
  */
 public final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
   private final int port;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
+  /** Guards {@link #stalled} and {@link #busyReaders}; readers and writers wait on it while stalled. */
+  private final Object gate = new Object();
+  private boolean stalled;
+  private int busyReaders;
+  private volatile Duration delayToTarget = Duration.ZERO;
+  private volatile Duration delayToClient = Duration.ZERO;
   private @Nullable Thread acceptor;
   private @Nullable ServerSocket listener;
   private boolean closed;
@@ -124,6 +142,57 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops forwarding and stops reading, in both directions, on every connection (open ones and new ones), until
+   * {@link #resume()}. Connections stay open; what a client writes meanwhile stays in the socket buffers, so once they
+   * are full its writes block. Returns once no chunk is being read any more. Idempotent.
+   */
+  public void stall() {
+    synchronized (gate) {
+      stalled = true;
+      while (busyReaders > 0) {
+        try {
+          gate.wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Forwards again after {@link #stall()}: what the sockets buffered meanwhile flows on. Idempotent. */
+  public void resume() {
+    synchronized (gate) {
+      stalled = false;
+      gate.notifyAll();
+    }
+  }
+
+  /** @return {@code true} between {@link #stall()} and {@link #resume()} */
+  public boolean isStalled() {
+    synchronized (gate) {
+      return stalled;
+    }
+  }
+
+  /**
+   * Holds each chunk read from now on for a while before forwarding it, keeping the order of the bytes. Zero (the
+   * default) forwards at once. A connection closed by one side is closed on the other only after the chunks before
+   * the close were forwarded, as data in flight arrives before a close.
+   *
+   * @param toTarget the delay of bytes from the client to the target (a request reaches the broker late)
+   * @param toClient the delay of bytes from the target to the client (an answer comes back late)
+   * @throws IllegalArgumentException if a delay is negative
+   */
+  public void delay(Duration toTarget, Duration toClient) {
+    if (toTarget.isNegative() || toClient.isNegative()) {
+      throw new IllegalArgumentException("delays must not be negative, were " + toTarget + " and " + toClient);
+    }
+    delayToTarget = toTarget;
+    delayToClient = toClient;
+  }
+
   /** Stops the proxy and closes every connection. Idempotent. */
   @Override
   public void close() {
@@ -178,28 +247,122 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /** A chunk read from one side, due to be written to the other at {@code due} (nanoTime); empty = end of stream. */
+  private record Chunk(byte[] bytes, long due) {}
+
   private void pump(Socket from, Socket to, String direction) {
-    Thread thread = new Thread(() -> {
-      byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int read;
-        while ((read = in.read(buffer)) >= 0) {
-          out.write(buffer, 0, read);
-          out.flush();
+    boolean toTarget = direction.equals("up");
+    BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+    Thread reader = new Thread(() -> read(from, to, queue, toTarget), "tcp-proxy-" + direction + "-read-" + port);
+    Thread writer = new Thread(() -> write(from, to, queue), "tcp-proxy-" + direction + "-write-" + port);
+    reader.setDaemon(true);
+    writer.setDaemon(true);
+    reader.start();
+    writer.start();
+  }
+
+  private void read(Socket from, Socket to, BlockingQueue<Chunk> queue, boolean toTarget) {
+    byte[] buffer = new byte[16 * 1024];
+    try {
+      from.setSoTimeout(25); // wake up now and then, so a stall takes effect between reads
+      InputStream in = from.getInputStream();
+      while (true) {
+        if (!enterRead(from)) {
+          break;
         }
-      } catch (SocketException e) {
-        // closed by cut(), or by the other side
-      } catch (IOException e) {
-        // the connection broke: both ends are closed below
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-        sockets.remove(from);
-        sockets.remove(to);
+        int read;
+        try {
+          read = in.read(buffer);
+          if (read > 0) {
+            Duration delay = toTarget ? delayToTarget : delayToClient;
+            queue.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + delay.toNanos()));
+          }
+        } catch (SocketTimeoutException e) {
+          continue;
+        } finally {
+          leaveRead();
+        }
+        if (read < 0) {
+          break;
+        }
       }
-    }, "tcp-proxy-" + direction + "-" + port);
-    thread.setDaemon(true);
-    thread.start();
+    } catch (IOException e) {
+      // closed by cut(), reset or closed by the other side: end this direction after what was read
+    } finally {
+      queue.add(new Chunk(new byte[0], 0));
+    }
+  }
+
+  /** @return {@code false} once the socket was closed while waiting out a stall */
+  private boolean enterRead(Socket from) {
+    synchronized (gate) {
+      while (stalled) {
+        if (from.isClosed()) {
+          return false;
+        }
+        try {
+          gate.wait(25);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      busyReaders++;
+      return true;
+    }
+  }
+
+  private void leaveRead() {
+    synchronized (gate) {
+      busyReaders--;
+      gate.notifyAll();
+    }
+  }
+
+  private void write(Socket from, Socket to, BlockingQueue<Chunk> queue) {
+    try {
+      OutputStream out = to.getOutputStream();
+      while (true) {
+        Chunk chunk = queue.take();
+        if (chunk.bytes().length == 0) {
+          break;
+        }
+        long wait;
+        while ((wait = chunk.due() - System.nanoTime()) > 0) {
+          TimeUnit.NANOSECONDS.sleep(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(25)));
+          if (to.isClosed()) {
+            return;
+          }
+        }
+        if (!awaitNotStalled(to)) {
+          return;
+        }
+        out.write(chunk.bytes());
+        out.flush();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      // the connection broke: both ends are closed below
+    } finally {
+      closeQuietly(from);
+      closeQuietly(to);
+      sockets.remove(from);
+      sockets.remove(to);
+    }
+  }
+
+  /** @return {@code false} once the socket was closed while waiting out a stall */
+  private boolean awaitNotStalled(Socket to) throws InterruptedException {
+    synchronized (gate) {
+      while (stalled) {
+        if (to.isClosed()) {
+          return false;
+        }
+        gate.wait(25);
+      }
+      return true;
+    }
   }
 
   private static void closeQuietly(@Nullable AutoCloseable closeable) {
@@ -216,6 +379,6 @@ public final class TcpProxy implements AutoCloseable {
   @Override
   public String toString() {
     return "TcpProxy{127.0.0.1:" + port + " -> " + target.getHostString() + ":" + target.getPort()
-        + (isCut() ? ", cut" : "") + "}";
+        + (isCut() ? ", cut" : "") + (isStalled() ? ", stalled" : "") + "}";
   }
 }

@@ -2,6 +2,7 @@ package dev.outbox4j.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +13,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +109,90 @@ class TcpProxyTest {
     assertThat(proxy.isCut()).isFalse();
     try (Socket socket = connect()) {
       assertThat(roundTrip(socket, "after")).isEqualTo("after");
+    }
+  }
+
+  @Test
+  void a_stall_blocks_the_clients_writes_and_resume_delivers_what_was_buffered() throws Exception {
+    try (Socket socket = connect()) {
+      assertThat(roundTrip(socket, "before")).isEqualTo("before");
+      proxy.stall();
+      byte[] lot = new byte[64 * 1024 * 1024];
+      CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+        try {
+          socket.getOutputStream().write(lot);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+
+      assertThat(proxy.isStalled()).isTrue();
+      Thread.sleep(300); // a bounded pause to show that the write stays blocked; nothing to await
+      assertThat(writing).as("64 MiB cannot all fit into the socket buffers of a stalled connection").isNotDone();
+
+      proxy.resume();
+      byte[] back = new byte[lot.length];
+      int read = 0;
+      socket.setSoTimeout(30_000);
+      while (read < back.length) {
+        int n = socket.getInputStream().read(back, read, back.length - read);
+        assertThat(n).isPositive();
+        read += n;
+      }
+      writing.get(30, TimeUnit.SECONDS);
+      assertThat(roundTrip(socket, "after")).isEqualTo("after");
+    }
+  }
+
+  @Test
+  void bytes_the_stalled_side_had_already_buffered_still_arrive_after_the_client_resets() throws Exception {
+    // Linux keeps data that reached the receiver's socket buffer readable after a reset from the sender; a broker that
+    // stopped reading (a resource alarm) reads it when it resumes. A client can withdraw only what it still holds.
+    AtomicLong received = new AtomicLong();
+    try (ServerSocket counting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        TcpProxy countingProxy = TcpProxy.start("127.0.0.1", counting.getLocalPort())) {
+      Thread acceptor = new Thread(() -> {
+        try (Socket accepted = counting.accept(); InputStream in = accepted.getInputStream()) {
+          byte[] buffer = new byte[8192];
+          int n;
+          while ((n = in.read(buffer)) >= 0) {
+            received.addAndGet(n);
+          }
+        } catch (IOException e) {
+          // reset: counted what arrived
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      Socket socket = new Socket();
+      socket.connect(new InetSocketAddress(countingProxy.host(), countingProxy.port()), 5_000);
+      socket.getOutputStream().write(new byte[100]);
+      await().atMost(Duration.ofSeconds(10)).until(() -> received.get() == 100);
+
+      countingProxy.stall();
+      socket.getOutputStream().write(new byte[1000]);
+      socket.setSoLinger(true, 0);
+      socket.close(); // a reset, not a graceful close
+      countingProxy.resume();
+
+      acceptor.join(10_000);
+      assertThat(received.get()).as("the proxy's socket buffer held them; the reset did not withdraw them")
+          .isEqualTo(1100);
+    }
+  }
+
+  @Test
+  void a_delay_holds_each_direction_for_the_given_time() throws IOException {
+    proxy.delay(Duration.ofMillis(200), Duration.ofMillis(300));
+    try (Socket socket = connect()) {
+      long start = System.nanoTime();
+      assertThat(roundTrip(socket, "late")).isEqualTo("late");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+
+      proxy.delay(Duration.ZERO, Duration.ZERO);
+      start = System.nanoTime();
+      assertThat(roundTrip(socket, "prompt")).isEqualTo("prompt");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(400));
     }
   }
 }

@@ -1,0 +1,213 @@
+package dev.outbox4j.internal;
+
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveryOutcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Sends a pass's claims and waits for their answers, in waves. Not API.
+ *
+ * <h2>Why it is built this way</h2>
+ * <ul>
+ *   <li><b>Send the whole batch, then wait.</b> Transports return a stage and confirm asynchronously, so a batch costs
+ *       about one broker round trip, not one per message. A semaphore bounds the deliveries in flight.
+ *   <li><b>Waves.</b> Answers that arrive together are recorded together (one store call for all confirmations), but
+ *       one slow delivery never keeps the confirmed rest of its batch unrecorded for longer than {@link #WAVE}.
+ *   <li><b>Deadlines.</b> A delivery is given up at its delivery timeout or at 90 % of the lease, whichever comes
+ *       first, and then counts as a retryable failure. Its copy may still land (up to the transport's
+ *       {@code maxAnswerTime} after the send began): the recorder keeps the entry unclaimable until then. A send
+ *       starts only while that bound still ends inside the claim's lease, so that a relay that dies mid-send is covered
+ *       by its lease: nobody claims the entry before any copy of the send has landed.
+ *   <li><b>Giving up belongs to the pass.</b> An interrupt of the thread running a pass ends that pass's wait (its
+ *       unanswered deliveries stay claimed for their lease to hand on); it never spoils later passes. Only shutdown
+ *       gives up on every pass at once.
+ * </ul>
+ *
+ * <p>Thread-safe: each {@link Round} belongs to the one thread running its pass.
+ */
+final class AnswerCollector {
+  /** How long answers are gathered before the ones that arrived are recorded. */
+  static final Duration WAVE = Duration.ofMillis(100);
+
+  private final RelaySettings settings;
+  private final Semaphore inFlight;
+  /** Completed when shutdown stops waiting for unconfirmed deliveries. */
+  private final CompletableFuture<Void> shutdownGaveUp;
+
+  AnswerCollector(RelaySettings settings, CompletableFuture<Void> shutdownGaveUp) {
+    this.settings = settings;
+    this.inFlight = new Semaphore(settings.maxInFlight());
+    this.shutdownGaveUp = shutdownGaveUp;
+  }
+
+  /** The deliveries of one pass. */
+  final class Round {
+    private final List<Delivery> waiting;
+    private final int attempted;
+    private boolean gaveUp;
+
+    private Round(List<Delivery> sent) {
+      this.waiting = new ArrayList<>(sent);
+      this.attempted = sent.size();
+    }
+
+    /** @return how many claims were handed to the transport */
+    int attempted() {
+      return attempted;
+    }
+
+    /** @return {@code true} when every delivery answered, or the pass or shutdown gave up waiting */
+    boolean isOver() {
+      return waiting.isEmpty() || gaveUp || shutdownGaveUp.isDone();
+    }
+  }
+
+  /**
+   * Sends the claims, in order, as in-flight permits allow.
+   *
+   * @param claims the pass's claims
+   * @param started when the pass began, before its claim, on {@link System#nanoTime()}
+   * @return the round; claims that could not be sent inside their lease are left out (their lease hands them on)
+   */
+  Round send(List<Claim> claims, long started) {
+    long lease = settings.lease().toNanos();
+    // Answers must arrive while the claims still hold: a tenth of the lease is kept as a margin for recording them.
+    long leaseDeadline = started + lease - lease / 10;
+    // A send may start only while any copy of it lands inside the lease, and with that margin kept.
+    long lastSendStart = started + lease - Math.max(lease / 10, settings.maxAnswerTime().toNanos());
+    List<Delivery> deliveries = new ArrayList<>(claims.size());
+    for (Claim claim : claims) {
+      if (!acquireInFlightPermit(deliveries)) {
+        break; // shutting down (or interrupted): the rest stay claimed and unsent
+      }
+      long now = System.nanoTime();
+      if (now - lastSendStart >= 0) {
+        inFlight.release();
+        break; // too late to send inside the lease: the rest stay claimed and unsent; their leases hand them on
+      }
+      long own = now + settings.deliveryTimeout().toNanos();
+      Delivery delivery = new Delivery(claim, now, settings.clock().instant(),
+          own - leaseDeadline < 0 ? own : leaseDeadline);
+      deliveries.add(delivery);
+      delivery.outcome.whenComplete((outcome, error) -> {
+        delivery.answeredAt = System.nanoTime();
+        inFlight.release();
+      });
+      try {
+        settings.executor().execute(() -> deliver(delivery));
+      } catch (RuntimeException rejected) {
+        delivery.outcome.complete(DeliveryOutcome.retryable("dispatch rejected: " + RelayLog.describe(rejected)));
+      }
+    }
+    return new Round(deliveries);
+  }
+
+  /**
+   * Waits for the next wave of answers: until every delivery answered, a wave period passed, the earliest deadline
+   * came, or shutdown gave up. Overdue deliveries get a timeout outcome.
+   *
+   * @return the deliveries that answered, removed from the round
+   */
+  List<Delivery> nextWave(Round round) {
+    awaitWave(round);
+    expireOverdue(round.waiting);
+    List<Delivery> answered = new ArrayList<>();
+    for (Delivery delivery : round.waiting) {
+      if (delivery.outcome.isDone()) {
+        answered.add(delivery);
+      }
+    }
+    round.waiting.removeAll(answered);
+    return answered;
+  }
+
+  private void awaitWave(Round round) {
+    CompletableFuture<?>[] outcomes = new CompletableFuture<?>[round.waiting.size()];
+    long earliestDeadline = Long.MAX_VALUE;
+    for (int i = 0; i < outcomes.length; i++) {
+      Delivery delivery = round.waiting.get(i);
+      outcomes[i] = delivery.outcome;
+      earliestDeadline = Math.min(earliestDeadline, delivery.deadline);
+    }
+    long wait = Math.max(0, Math.min(WAVE.toNanos(), earliestDeadline - System.nanoTime()));
+    try {
+      CompletableFuture.anyOf(CompletableFuture.allOf(outcomes), shutdownGaveUp).get(wait, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // a wave ended with deliveries still unanswered, or one failed: record what has answered
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      round.gaveUp = true; // this pass stops waiting; later passes are unaffected
+    }
+  }
+
+  /** Gives every delivery past its deadline a timeout outcome, which also frees its in-flight permit. */
+  private void expireOverdue(List<Delivery> deliveries) {
+    long now = System.nanoTime();
+    for (Delivery delivery : deliveries) {
+      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
+        delivery.outcome.complete(DeliveryOutcome.retryable(
+            "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
+      }
+    }
+  }
+
+  private boolean acquireInFlightPermit(List<Delivery> dispatched) {
+    try {
+      while (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+        if (shutdownGaveUp.isDone()) {
+          return false;
+        }
+        expireOverdue(dispatched); // a full window of silent deliveries must not wait forever for a permit
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void deliver(Delivery delivery) {
+    try {
+      settings.transport().deliver(delivery.claim.message()).whenComplete((outcome, error) -> {
+        if (error != null) {
+          delivery.outcome.complete(DeliveryOutcome.retryable(RelayLog.describe(unwrap(error))));
+        } else if (outcome == null) {
+          delivery.outcome.complete(DeliveryOutcome.retryable("transport completed without an outcome"));
+        } else {
+          delivery.outcome.complete(outcome);
+        }
+      });
+    } catch (RuntimeException | Error e) {
+      delivery.outcome.complete(DeliveryOutcome.retryable(RelayLog.describe(e)));
+    }
+  }
+
+  /** @return the outcome of an answered delivery; never throws */
+  static DeliveryOutcome outcomeOf(Delivery delivery) {
+    try {
+      return delivery.outcome.join();
+    } catch (CompletionException e) {
+      return DeliveryOutcome.retryable(RelayLog.describe(unwrap(e)));
+    } catch (java.util.concurrent.CancellationException e) {
+      return DeliveryOutcome.retryable("delivery cancelled");
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable current = error;
+    while ((current instanceof CompletionException || current instanceof ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+}
+

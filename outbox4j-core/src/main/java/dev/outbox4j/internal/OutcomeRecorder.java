@@ -1,0 +1,231 @@
+package dev.outbox4j.internal;
+
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.RelayResult;
+import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.OutboxStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * Writes the outcomes of a pass's deliveries to the store. Not API.
+ *
+ * <h2>Why it is built this way</h2>
+ * <ul>
+ *   <li><b>Only a confirmation retires an entry</b>, and confirmations are recorded first, in one store call per wave:
+ *       they are the outcomes whose loss costs a duplicate delivery. Nothing recorded after them can undo them.
+ *   <li><b>Each other outcome on its own.</b> A failure while recording one entry's failure (a value the store cannot
+ *       hold, a constraint) is reported and the others are still recorded. Three store failures in a row mean the
+ *       store itself is failing: the rest are left claimed for their leases to hand on, and the exception goes up.
+ *   <li><b>Retryable failures wait for the end of the pass</b>, so the {@link OutageGate} can judge them together: an
+ *       outage is charged to no entry ({@link OutboxStore#postpone}); a failure of one message is charged an attempt
+ *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up.
+ *   <li><b>A late copy never overtakes.</b> A retryable failure (a timeout above all) may leave a copy of the send on
+ *       its way until the transport's {@code maxAnswerTime} after the send began; the entry is not claimable before
+ *       then, so nobody can send the key's next message ahead of that copy.
+ *   <li><b>Delays are capped.</b> A delay the other side asks for ({@code Retry-After}) is honoured up to the retry
+ *       policy's cap, so a huge value can neither overflow a timestamp nor park an entry for years.
+ * </ul>
+ *
+ * <p>Thread-safe: stateless apart from its collaborators, which are thread-safe.
+ */
+final class OutcomeRecorder {
+  private static final int MAX_ERROR_LENGTH = 2000;
+  /** Store failures in a row, while recording single outcomes, after which the store counts as failing. */
+  private static final int STORE_FAILURES_TOLERATED = 3;
+
+  private final RelaySettings settings;
+  private final OutboxStore store;
+  private final RelayEvents events;
+  private final OutageGate gate;
+
+  OutcomeRecorder(RelaySettings settings, RelayEvents events, OutageGate gate) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.events = events;
+    this.gate = gate;
+  }
+
+  /** What a pass learnt so far: counts, and the retryable failures kept for the end of the pass. */
+  static final class PassOutcomes {
+    int confirmed;
+    final List<Delivery> retryable = new ArrayList<>();
+    private int storeFailuresInARow;
+  }
+
+  /**
+   * Records a wave: its confirmations in one call, then its permanent failures one by one; keeps its retryable failures
+   * in {@code outcomes} for {@link #recordRetryable}.
+   *
+   * @return the counts recorded
+   */
+  RelayResult recordWave(List<Delivery> answered, PassOutcomes outcomes) {
+    List<Delivery> confirmed = new ArrayList<>();
+    List<Delivery> permanent = new ArrayList<>();
+    for (Delivery delivery : answered) {
+      DeliveryOutcome outcome = AnswerCollector.outcomeOf(delivery);
+      if (outcome instanceof DeliveryOutcome.Delivered) {
+        confirmed.add(delivery);
+      } else if (outcome instanceof DeliveryOutcome.Permanent) {
+        permanent.add(delivery);
+      } else {
+        outcomes.retryable.add(delivery);
+      }
+    }
+    outcomes.confirmed += confirmed.size();
+    RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
+    for (Delivery delivery : permanent) {
+      DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
+      result = result.plus(isolated(outcomes, delivery.claim,
+          () -> quarantine(delivery.claim, truncate("permanent failure: " + outcome.reason()))));
+    }
+    return result;
+  }
+
+  /**
+   * Records the pass's retryable failures, after asking the outage gate whether they are an outage.
+   *
+   * @return the counts recorded
+   */
+  RelayResult recordRetryable(PassOutcomes outcomes) {
+    if (outcomes.retryable.isEmpty()) {
+      gate.judge(outcomes.confirmed, List.of());
+      return RelayResult.EMPTY;
+    }
+    List<OutageGate.Failure> failures = new ArrayList<>();
+    for (Delivery delivery : outcomes.retryable) {
+      failures.add(new OutageGate.Failure(delivery.claim.id(), retryableOutcome(delivery)));
+    }
+    boolean outage = gate.judge(outcomes.confirmed, failures);
+    Duration postponement = gate.step();
+    RelayResult result = RelayResult.EMPTY;
+    for (int i = 0; i < failures.size(); i++) {
+      Delivery delivery = outcomes.retryable.get(i);
+      DeliveryOutcome.Retryable outcome = failures.get(i).outcome();
+      if (outage || outcome.transportUnavailable()) {
+        result = result.plus(isolated(outcomes, delivery.claim, () -> postpone(delivery, outcome, postponement)));
+      } else {
+        result = result.plus(isolated(outcomes, delivery.claim, () -> charge(delivery, outcome)));
+      }
+    }
+    return result;
+  }
+
+  private RelayResult retire(List<Delivery> confirmed) {
+    List<Claim> claims = new ArrayList<>(confirmed.size());
+    for (Delivery delivery : confirmed) {
+      claims.add(delivery.claim);
+    }
+    List<Claim> lostClaims = store.markDelivered(claims, settings.clock().instant());
+    Set<UUID> lostIds = new HashSet<>();
+    for (Claim claim : lostClaims) {
+      lostIds.add(claim.id());
+      events.emit(l -> l.onClaimLost(claim.entry()));
+    }
+    for (Delivery delivery : confirmed) {
+      if (!lostIds.contains(delivery.claim.id())) {
+        Duration took = Duration.ofNanos(Math.max(0, delivery.answeredAt - delivery.sentAt));
+        events.emit(l -> l.onDelivered(delivery.claim.entry(), took));
+      }
+    }
+    return new RelayResult(0, 0, claims.size() - lostClaims.size(), 0, 0, 0, lostClaims.size());
+  }
+
+  private RelayResult postpone(Delivery delivery, DeliveryOutcome.Retryable outcome, Duration postponement) {
+    Claim claim = delivery.claim;
+    Instant next = notBeforeLateCopies(delivery, settings.clock().instant().plus(postponement));
+    String reason = truncate(outcome.reason());
+    if (store.postpone(claim, reason, next)) {
+      events.emit(l -> l.onPostponed(claim.entry(), reason, next));
+      return new RelayResult(0, 0, 0, 0, 1, 0, 0);
+    }
+    events.emit(l -> l.onClaimLost(claim.entry()));
+    return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  private RelayResult charge(Delivery delivery, DeliveryOutcome.Retryable outcome) {
+    Claim claim = delivery.claim;
+    OutboxEntry entry = claim.entry();
+    RetryPolicy policy = settings.retryPolicy();
+    Instant now = settings.clock().instant();
+    int attempts = entry.attempts() + 1;
+    Duration failingFor = Duration.between(deliverableSince(entry), now);
+    if (policy.givesUp(attempts, failingFor)) {
+      String reason = truncate("gave up after " + attempts + " attempts, failing for " + failingFor.withNanos(0)
+          + " (retry policy " + policy + "): " + outcome.reason());
+      return quarantine(claim, reason);
+    }
+    Duration delay = policy.delayAfter(attempts, settings.random().nextDouble());
+    Duration requested = outcome.retryAfter();
+    if (requested != null) {
+      Duration capped = requested.compareTo(policy.cap()) > 0 ? policy.cap() : requested;
+      if (capped.compareTo(delay) > 0) {
+        delay = capped;
+      }
+    }
+    Instant next = notBeforeLateCopies(delivery, now.plus(delay));
+    String error = truncate(outcome.reason());
+    if (store.markFailed(claim, error, next)) {
+      events.emit(l -> l.onFailed(entry, error, next));
+      return new RelayResult(0, 0, 0, 1, 0, 0, 0);
+    }
+    events.emit(l -> l.onClaimLost(entry));
+    return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  private RelayResult quarantine(Claim claim, String reason) {
+    if (store.quarantine(claim, reason)) {
+      events.emit(l -> l.onQuarantined(claim.entry(), reason));
+      return new RelayResult(0, 0, 0, 0, 0, 1, 0);
+    }
+    events.emit(l -> l.onClaimLost(claim.entry()));
+    return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  /** Records one outcome; a failure to do so is reported and the others carry on, unless the store keeps failing. */
+  private RelayResult isolated(PassOutcomes outcomes, Claim claim, Supplier<RelayResult> recording) {
+    try {
+      RelayResult result = recording.get();
+      outcomes.storeFailuresInARow = 0;
+      return result;
+    } catch (RuntimeException e) {
+      if (++outcomes.storeFailuresInARow >= STORE_FAILURES_TOLERATED) {
+        throw e;
+      }
+      RelayLog.LOGGER.log(System.Logger.Level.WARNING,
+          "could not record the outcome of entry " + claim.id() + "; it stays claimed until its lease expires", e);
+      events.error(e);
+      return RelayResult.EMPTY;
+    }
+  }
+
+  /** @return {@code next}, or later: not before any copy of the delivery's send can have landed */
+  private Instant notBeforeLateCopies(Delivery delivery, Instant next) {
+    Instant landed = delivery.sendStartedAt.plus(settings.maxAnswerTime());
+    return next.isBefore(landed) ? landed : next;
+  }
+
+  private static DeliveryOutcome.Retryable retryableOutcome(Delivery delivery) {
+    DeliveryOutcome outcome = AnswerCollector.outcomeOf(delivery);
+    return outcome instanceof DeliveryOutcome.Retryable retryable
+        ? retryable
+        : new DeliveryOutcome.Retryable("unexpected outcome " + outcome, null);
+  }
+
+  private static Instant deliverableSince(OutboxEntry entry) {
+    Instant created = entry.createdAt();
+    return entry.message().notBefore().filter(notBefore -> notBefore.isAfter(created)).orElse(created);
+  }
+
+  private static String truncate(String text) {
+    return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH);
+  }
+}

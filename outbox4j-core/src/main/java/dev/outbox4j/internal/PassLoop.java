@@ -1,0 +1,110 @@
+package dev.outbox4j.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A relay's background worker: passes back to back while there is work. Not API.
+ *
+ * <h2>Why it is built this way</h2>
+ * <ul>
+ *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once; after a partial one it lingers a moment
+ *       so a stream of small commits (each of which wakes the relay) is claimed in batches, not one pass per commit.
+ *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
+ *   <li><b>Transport down: the outage gate's pause</b>, through the injected sleeper, then a probe pass. Close
+ *       interrupts the pause.
+ *   <li><b>A failing pass (database down) is not an event per pass.</b> Listeners hear of every failure (metrics count
+ *       them); the log hears of the streak: its start with the stack trace, a summary per interval, its end.
+ *   <li><b>An {@link Error} ends the relay, loudly.</b> The worker's state is unknown after one (out of memory, a
+ *       linkage error): it reports the error to the listeners and the log, and the relay stops, so that
+ *       {@link dev.outbox4j.Relay#isRunning()} tells the truth. Carrying on silently would leave a relay that looks
+ *       alive and delivers nothing.
+ * </ul>
+ */
+final class PassLoop implements Runnable {
+  private static final int PURGE_BATCH = 1000;
+  private static final int PURGE_ROUNDS = 10;
+
+  private final DefaultRelay relay;
+  private final RelaySettings settings;
+  private final RelayLog.Streak passFailures;
+  private final AtomicReference<@Nullable Instant> lastPurge;
+
+  PassLoop(DefaultRelay relay) {
+    this.relay = relay;
+    this.settings = relay.settings;
+    this.passFailures = relay.passFailures;
+    this.lastPurge = relay.lastPurge;
+  }
+
+  @Override
+  public void run() {
+    relay.workerStarted();
+    Duration idle = settings.minPoll();
+    try {
+      while (relay.state.get() == DefaultRelay.State.RUNNING) {
+        int claimed = 0;
+        try {
+          claimed = relay.pass().claimed();
+          passFailures.recovered();
+          purgeIfDue();
+          idle = claimed > 0 ? settings.minPoll() : idle;
+        } catch (RuntimeException e) {
+          relay.events.error(e);
+          passFailures.failed(RelayLog.describe(e), e);
+        }
+        if (relay.gate.isDown()) {
+          if (!relay.pauseIfDown()) {
+            break;
+          }
+          continue;
+        }
+        if (claimed >= settings.batchSize()) {
+          continue; // a full batch: more is probably waiting
+        }
+        if (claimed > 0) {
+          if (!settings.batchLinger().isZero()) {
+            relay.stopping.await(settings.batchLinger().toNanos(), TimeUnit.NANOSECONDS);
+          }
+          relay.wakeSignal.drainPermits();
+          continue;
+        }
+        if (relay.wakeSignal.tryAcquire(idle.toNanos(), TimeUnit.NANOSECONDS)) {
+          idle = settings.minPoll();
+        } else {
+          idle = idle.multipliedBy(2).compareTo(settings.maxPoll()) <= 0 ? idle.multipliedBy(2) : settings.maxPoll();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Error e) {
+      RelayLog.LOGGER.log(System.Logger.Level.ERROR, "relay worker stopped by an error; the relay is stopping", e);
+      relay.workerFailed();
+      relay.events.error(e);
+    } finally {
+      relay.workerEnded();
+    }
+  }
+
+  private void purgeIfDue() {
+    if (settings.store().retention().deletesOnDelivery()) {
+      return;
+    }
+    Instant now = settings.clock().instant();
+    Instant last = lastPurge.get();
+    if (last != null && now.isBefore(last.plus(settings.purgeInterval()))) {
+      return;
+    }
+    if (!lastPurge.compareAndSet(last, now)) {
+      return; // another worker purges
+    }
+    for (int round = 0; round < PURGE_ROUNDS; round++) {
+      if (settings.store().purgeDelivered(now, PURGE_BATCH) < PURGE_BATCH) {
+        break;
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.outbox4j.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The relay's logging. Not API.
+ *
+ * <p>Why failures are logged as streaks: during a database or broker outage every pass fails the same way, and a stack
+ * trace per pass buries everything else in the log (and costs disk) while telling nothing new. So a streak of failures
+ * is logged three times in kind: its start once, with the cause and stack trace, at WARNING; then at most one short
+ * summary line per interval while it lasts (count, duration, last cause); then its end, at INFO. The interval runs on
+ * the relay's clock, so tests drive it.
+ *
+ * <p>Every relay log line goes to the {@link System.Logger} named {@value #NAME}, a stable name for configuration
+ * (the engine's classes are internal and may be renamed).
+ */
+final class RelayLog {
+  /** The logger name of the relay engine. */
+  static final String NAME = "dev.outbox4j.relay";
+  static final System.Logger LOGGER = System.getLogger(NAME);
+  /** How often a failure streak is summarised while it lasts. */
+  static final Duration SUMMARY_INTERVAL = Duration.ofMinutes(1);
+
+  private RelayLog() {}
+
+  /** One kind of failure that may repeat: logged at its start, summarised while it lasts, and at its end. Thread-safe. */
+  static final class Streak {
+    private final String subject;
+    private final Clock clock;
+    private int failures;
+    private @Nullable Instant since;
+    private @Nullable Instant lastReport;
+
+    /**
+     * @param subject what fails, as a log line starts ("relay pass", "transport")
+     * @param clock the relay's clock
+     */
+    Streak(String subject, Clock clock) {
+      this.subject = subject;
+      this.clock = clock;
+    }
+
+    /**
+     * @param cause a short description of the failure
+     * @param error the exception, logged with its stack trace at the start of a streak only; or {@code null}
+     */
+    synchronized void failed(String cause, @Nullable Throwable error) {
+      Instant now = clock.instant();
+      failures++;
+      if (since == null || lastReport == null) {
+        since = now;
+        lastReport = now;
+        if (error == null) {
+          LOGGER.log(System.Logger.Level.WARNING, subject + " failing: " + cause);
+        } else {
+          LOGGER.log(System.Logger.Level.WARNING, subject + " failing: " + cause, error);
+        }
+        return;
+      }
+      if (!now.isBefore(lastReport.plus(SUMMARY_INTERVAL))) {
+        lastReport = now;
+        LOGGER.log(System.Logger.Level.WARNING, subject + " still failing: " + failures + " failures in "
+            + Duration.between(since, now) + "; last: " + cause);
+      }
+    }
+
+    /** Ends a streak, if one is running. */
+    synchronized void recovered() {
+      if (since == null) {
+        return;
+      }
+      LOGGER.log(System.Logger.Level.INFO, subject + " recovered after " + failures + " failures in "
+          + Duration.between(since, clock.instant()));
+      failures = 0;
+      since = null;
+      lastReport = null;
+    }
+
+    synchronized boolean isFailing() {
+      return since != null;
+    }
+  }
+
+  static String describe(Throwable error) {
+    String message = error.getMessage();
+    return message == null ? error.getClass().getName() : error.getClass().getName() + ": " + message;
+  }
+}
