@@ -117,11 +117,12 @@ final class ChaosRun {
       List<UUID> received = consumer.received();
       ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, fleet.rolledBack(), received);
       Map<String, Long> statuses = statuses(database);
+      long[] aftermath = fleet.frozenAftermath();
       long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L);
       ChaosReport report = new ChaosReport(runLabel, delivery.committed(), fleet.rolledBack().size(),
           received.size(), delivery.lost(), delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
-          statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), fleet.frozenClaimsLost(), fleet.kills,
+          statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());
       log(report.summary());
       Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
@@ -168,6 +169,23 @@ final class ChaosRun {
       throw new IllegalStateException(e);
     }
     return counts;
+  }
+
+  /** @return the claim tokens held now on waiting entries */
+  private static Set<String> heldClaims(ChaosDatabase database) {
+    Set<String> tokens = new HashSet<>();
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT claim_token FROM "
+            + TableNames.withPrefix(PREFIX).qualified("outbox")
+            + " WHERE claim_token IS NOT NULL AND status IN ('PENDING', 'FAILED')")) {
+      while (rows.next()) {
+        tokens.add(rows.getString(1));
+      }
+    } catch (SQLException e) {
+      log("cannot read held claims: " + e);
+    }
+    return tokens;
   }
 
   private static long waiting(ChaosDatabase database) {
@@ -249,6 +267,7 @@ final class ChaosRun {
     private final List<Path> relayLogs = new ArrayList<>();
     private ChildProcesses.Child frozen;
     private Path frozenLog;
+    private int linesBeforeResume;
     private long protectRelayZeroUntil;
     private int kills;
     private int crashes;
@@ -299,6 +318,7 @@ final class ChaosRun {
       args.put("retryBase", scenario.retryBase());
       args.put("retryCap", scenario.retryCap());
       args.put("maxAttempts", scenario.maxAttempts());
+      args.put("giveUpAfter", scenario.giveUpAfter());
       List<String> arguments = new ArrayList<>(ChildArguments.of(args));
       arguments.addAll(consumer.relayArguments(proxy.port()));
       String name = "relay-" + r + "-" + incarnations[r]++;
@@ -322,7 +342,13 @@ final class ChaosRun {
       startRelay(r);
     }
 
-    /** Freezes relay 0 and returns how long it must stay frozen: two of its leases and a second. */
+    /**
+     * Freezes relay 0 while it holds claims, and returns how long it must stay frozen: two of its leases and a second.
+     * A relay that keeps up holds its claims for milliseconds per pass, so a freeze at a random instant often finds
+     * it idle and proves nothing. Claims the other relays hold come and go within a pass, so a claim token still
+     * held a second after the freeze is the frozen relay's; without one, the relay is resumed and frozen again a
+     * moment later (bounded).
+     */
     Duration freezeRelayZero() {
       frozen = relays[0];
       frozenLog = frozen.log();
@@ -330,13 +356,54 @@ final class ChaosRun {
           .map(line -> line.replaceAll(".* lease=(\\d+).*", "$1")).map(Long::parseLong).map(Duration::ofMillis)
           .findFirst().orElse(scenario.lease());
       Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
-      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(10).toNanos();
+      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(30).toNanos();
+      Random jitter = new Random(seed);
+      for (int attempt = 1; attempt <= 40; attempt++) {
+        frozen.freeze();
+        pause(Duration.ofMillis(300));
+        Set<String> before = heldClaims(database);
+        pause(Duration.ofMillis(700));
+        before.retainAll(heldClaims(database));
+        if (!before.isEmpty()) {
+          log("relay 0 frozen holding " + before.size() + " claim token(s), attempt " + attempt);
+          return frozenFor.minusSeconds(1);
+        }
+        frozen.resume();
+        pause(Duration.ofMillis(50 + jitter.nextInt(200)));
+      }
+      log("relay 0 never held a claim when frozen; frozen anyway");
       frozen.freeze();
       return frozenFor;
     }
 
     void resumeRelayZero() {
+      linesBeforeResume = lines(frozenLog).size();
       frozen.resume();
+    }
+
+    /**
+     * @return the frozen relay's first pass after it resumed: how many of its expired claims the store refused to
+     *     complete (claims lost), and how many it dropped unsent because their lease had passed
+     */
+    long[] frozenAftermath() {
+      if (frozenLog == null) {
+        return new long[] {0, 0};
+      }
+      List<String> all = lines(frozenLog);
+      for (String line : all.subList(Math.min(linesBeforeResume, all.size()), all.size())) {
+        if (line.startsWith("BATCH ")) {
+          long claimed = field(line, "claimed");
+          long attempted = field(line, "attempted");
+          long postponed = field(line, "postponed");
+          return new long[] {field(line, "claimsLost"), Math.max(0, claimed - attempted - postponed)};
+        }
+      }
+      return new long[] {0, 0};
+    }
+
+    private long field(String line, String name) {
+      java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(line);
+      return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
     }
 
     /** Restarts a relay that ended on its own (a crash: the suite only ever kills), and counts it. */
@@ -381,10 +448,6 @@ final class ChaosRun {
 
     long claimsLost() {
       return relayLogs.stream().mapToLong(this::claimsLostIn).sum();
-    }
-
-    long frozenClaimsLost() {
-      return frozenLog == null ? 0 : claimsLostIn(frozenLog);
     }
 
     private long claimsLostIn(Path log) {

@@ -28,12 +28,13 @@ import java.util.Objects;
  * @param retryBase the relays' first retry delay
  * @param retryCap the relays' longest retry delay
  * @param maxAttempts the relays' attempt budget: {@code outage} is far longer than these attempts take
+ * @param giveUpAfter the relays' time budget for retrying one entry: {@code outage} is longer
  * @param drainTimeout how long the relays get, after the writers stop, to deliver everything
  */
 record ChaosScenario(String form, int writers, int threadsPerWriter, Duration writeFor, Duration maxPause,
     double rollbackShare, int keys, int hotKeys, double hotShare, int relays, Duration relaysAfter, int relayKills,
     Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
-    Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts,
+    Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts, Duration giveUpAfter,
     Duration drainTimeout) {
 
   ChaosScenario {
@@ -42,6 +43,9 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
         || !databaseCrashAt.minus(writeFor).isNegative()) {
       throw new IllegalArgumentException("every fault must start and end while the writers write: " + writeFor);
     }
+    if (outage.compareTo(giveUpAfter) <= 0) {
+      throw new IllegalArgumentException("the outage must outlast the retry budget " + giveUpAfter);
+    }
   }
 
   /** The default build's form: about a minute per database, every fault once, fewer kills. */
@@ -49,7 +53,7 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
     return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
         Duration.ofSeconds(3), 4, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
         Duration.ofSeconds(27), Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(2),
-        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(60));
+        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(3), Duration.ofSeconds(60));
   }
 
   /** {@code -Pchaos-long}: five minutes of writing per run, dozens of kills, a 60-second outage. */
@@ -57,7 +61,7 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
     return new ChaosScenario("long", 3, 4, Duration.ofMinutes(5), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
         Duration.ofSeconds(10), 40, Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(100),
         Duration.ofSeconds(150), Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(3),
-        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofMinutes(4));
+        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(4));
   }
 
   /** @return the form named by the system property {@code outbox4j.chaos.form} ({@code short} unless set) */

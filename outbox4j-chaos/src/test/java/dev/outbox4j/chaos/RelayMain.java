@@ -49,7 +49,7 @@ public final class RelayMain {
     Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
     Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
     RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
-        .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts")).build();
+        .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts")).withGiveUpAfter(args.duration("giveUpAfter")).build();
     Relay relay = Relay.builder(store, transport)
         .withLease(lease)
         .withDeliveryTimeout(deliveryTimeout)
@@ -141,7 +141,7 @@ public final class RelayMain {
     @Override
     public void onBatch(BatchReport report) {
       if (report.result().claimed() > 0) {
-        OUT.println("BATCH " + Instant.now() + " " + report.result() + " waited=" + report.deliveryTime().toMillis()
+        OUT.println("BATCH " + Instant.now() + " " + report.result() + " claim=" + report.claimTime().toMillis() + "ms waited=" + report.deliveryTime().toMillis()
             + "ms");
       }
     }
