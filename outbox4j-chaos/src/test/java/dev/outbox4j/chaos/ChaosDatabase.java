@@ -61,6 +61,46 @@ interface ChaosDatabase extends AutoCloseable {
     return "root".equals(System.getProperty("user.name"));
   }
 
+  /**
+   * Stops and deletes the servers of earlier runs whose test JVM is gone (killed before it could clean up): each
+   * server directory holds its owner's pid in {@code owner.pid}. Servers of a live test JVM are left alone.
+   *
+   * @param parent the directory the servers' directories are in
+   * @param processes runs {@code pg_ctl}
+   */
+  static void stopLeftovers(Path parent, ChildProcesses processes) {
+    if (!Files.isDirectory(parent)) {
+      return;
+    }
+    try (Stream<Path> directories = Files.list(parent)) {
+      for (Path directory : directories.toList()) {
+        Path owner = directory.resolve("owner.pid");
+        long pid = Files.exists(owner) ? Long.parseLong(Files.readString(owner).trim()) : -1;
+        if (pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+          continue;
+        }
+        if (Files.exists(directory.resolve("data").resolve("postmaster.pid"))) {
+          PostgresCluster.stopLeftover(directory, processes);
+        }
+        Path mariadb = directory.resolve("mariadb.pid");
+        if (Files.exists(mariadb)) {
+          long server = Long.parseLong(Files.readString(mariadb).trim());
+          ProcessHandle.of(server).filter(p -> p.info().command().orElse("").contains("mariadbd"))
+              .ifPresent(ProcessHandle::destroyForcibly);
+        }
+        System.err.println("chaos: removing the leftover server directory " + directory);
+        deleteTree(directory);
+      }
+    } catch (IOException | RuntimeException e) {
+      System.err.println("chaos: could not clean up leftovers in " + parent + ": " + e);
+    }
+  }
+
+  /** Marks a server directory as this JVM's, for {@link #stopLeftovers}. */
+  static void markOwner(Path directory) throws IOException {
+    Files.writeString(directory.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
+  }
+
   /** Copies a server's log next to the children's logs before its directory goes. */
   static void keepLog(Path log, Path logDirectory) {
     try {

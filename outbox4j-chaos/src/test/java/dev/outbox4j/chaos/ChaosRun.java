@@ -78,7 +78,7 @@ final class ChaosRun {
     long started = System.nanoTime();
     Path databases = Path.of("target", "chaos", "databases");
     try (ChildProcesses processes = new ChildProcesses(directory.resolve("logs"));
-        ChaosDatabase database = startDatabase.apply(processes, databases);
+        ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
         TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
       String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form();
       log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database);
@@ -134,6 +134,12 @@ final class ChaosRun {
     } finally {
       consumer.close();
     }
+  }
+
+  private static ChaosDatabase startDatabaseAfterLeftovers(
+      BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChildProcesses processes, Path databases) {
+    ChaosDatabase.stopLeftovers(databases, processes);
+    return startDatabase.apply(processes, databases);
   }
 
   private void prepare(ChaosDatabase database) {

@@ -56,12 +56,12 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
         Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(3), Duration.ofSeconds(60));
   }
 
-  /** {@code -Pchaos-long}: five minutes of writing per run, dozens of kills, a 60-second outage. */
+  /** {@code -Pchaos-long}: two and a half minutes of writing per run, 25 kills, a 40-second outage. */
   static ChaosScenario longForm() {
-    return new ChaosScenario("long", 3, 4, Duration.ofMinutes(5), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
-        Duration.ofSeconds(10), 40, Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(100),
-        Duration.ofSeconds(150), Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(3),
-        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(4));
+    return new ChaosScenario("long", 3, 3, Duration.ofSeconds(150), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
+        Duration.ofSeconds(8), 25, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(95), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
   }
 
   /** @return the form named by the system property {@code outbox4j.chaos.form} ({@code short} unless set) */

@@ -55,6 +55,7 @@ final class MariaDbServer implements ChaosDatabase {
     MariaDbServer server = new MariaDbServer(processes, directory);
     try {
       Files.createDirectories(directory);
+      ChaosDatabase.markOwner(directory);
       List<String> install = new ArrayList<>(List.of("mariadb-install-db", "--no-defaults",
           "--datadir=" + server.data, "--auth-root-authentication-method=normal", "--skip-test-db"));
       if (ChaosDatabase.runningAsRoot()) {
@@ -110,12 +111,7 @@ final class MariaDbServer implements ChaosDatabase {
   @Override
   public void crashRestart(Duration downtime) {
     server.kill();
-    try {
-      Thread.sleep(downtime.toMillis()); // the outage itself, not a wait for a condition
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    ChaosRun.pause(downtime); // the outage itself
     startServer();
   }
 

@@ -51,6 +51,7 @@ final class PostgresCluster implements ChaosDatabase {
     PostgresCluster cluster = new PostgresCluster(processes, directory);
     try {
       Files.createDirectories(directory);
+      ChaosDatabase.markOwner(directory);
       if (ChaosDatabase.runningAsRoot()) {
         processes.run("pg-chown", Duration.ofSeconds(30), List.of("chown", "-R", "postgres:postgres",
             directory.toString()));
@@ -86,6 +87,16 @@ final class PostgresCluster implements ChaosDatabase {
     ChaosDatabase.awaitAccepting(jdbcUrl());
   }
 
+  /** Stops a cluster of a test JVM that is gone ({@link ChaosDatabase#stopLeftovers}). */
+  static void stopLeftover(Path directory, ChildProcesses processes) {
+    PostgresCluster cluster = new PostgresCluster(processes, directory);
+    try {
+      cluster.stopImmediately();
+    } catch (RuntimeException e) {
+      System.err.println("chaos: could not stop the leftover cluster in " + directory + ": " + e.getMessage());
+    }
+  }
+
   private void stopImmediately() {
     processes.run("pg-ctl", Duration.ofSeconds(60), asOwner(BIN.resolve("pg_ctl").toString(), "-D", data.toString(),
         "-m", "immediate", "-w", "stop"));
@@ -105,12 +116,7 @@ final class PostgresCluster implements ChaosDatabase {
   @Override
   public void crashRestart(Duration downtime) {
     stopImmediately();
-    try {
-      Thread.sleep(downtime.toMillis()); // the outage itself, not a wait for a condition
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    ChaosRun.pause(downtime); // the outage itself
     startServer();
   }
 
