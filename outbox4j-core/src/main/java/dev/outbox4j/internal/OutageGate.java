@@ -101,11 +101,14 @@ final class OutageGate {
     }
     boolean flagged = false;
     for (Failure failure : retryable) {
-      failingInARow.add(failure.entryId());
+      if (!down) {
+        failingInARow.add(failure.entryId()); // not while down: the set would grow with the backlog
+      }
       flagged |= failure.outcome().transportUnavailable();
     }
     boolean outage = down || flagged || retryable.size() >= 2 || failingInARow.size() >= STREAK_ENTRIES;
     if (outage) {
+      failingInARow.clear();
       down = true;
       outagePasses++;
       log.failed(retryable.get(0).outcome().reason() + " (" + retryable.size() + " of the pass's deliveries)", null);

@@ -44,7 +44,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
- * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable, with a
+ * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
+ * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
+ * relay pauses instead of charging attempts), with a
  * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
  * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
  * refuses to send. The response body is discarded unread.
@@ -54,9 +56,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
- * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver that
- * goes on acting on a request after its client gave up is beyond any client's control: receivers should answer within
- * the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
+ * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver
+ * that goes on acting on a request after its client gave up is beyond any client's control: receivers should answer
+ * within the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
  */
 public final class HttpTransport implements Transport {
   /** Header carrying the message id. */
@@ -102,6 +104,11 @@ public final class HttpTransport implements Transport {
           .build();
       this.ownsClient = true;
     }
+  }
+
+  /** @return the HTTP client requests go through (for tests) */
+  HttpClient client() {
+    return client;
   }
 
   /** @return a builder with the defaults; not thread-safe */
@@ -218,16 +225,16 @@ public final class HttpTransport implements Transport {
   private static DeliveryOutcome classify(Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (cause instanceof HttpConnectTimeoutException) {
-      return DeliveryOutcome.retryable("connect timed out: " + cause.getMessage());
+      return DeliveryOutcome.unavailable("connect timed out: " + cause.getMessage());
     }
     if (cause instanceof HttpTimeoutException) {
       return DeliveryOutcome.retryable("no response within the request timeout: " + cause.getMessage());
     }
     if (cause instanceof ConnectException) {
-      return DeliveryOutcome.retryable("connection refused or unreachable: " + cause);
+      return DeliveryOutcome.unavailable("connection refused or unreachable: " + cause);
     }
     if (cause instanceof IOException) {
-      return DeliveryOutcome.retryable("I/O failure: " + cause);
+      return DeliveryOutcome.unavailable("connection lost before a response: " + cause);
     }
     return DeliveryOutcome.retryable("request failed: " + cause);
   }

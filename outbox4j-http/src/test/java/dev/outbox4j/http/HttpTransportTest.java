@@ -125,6 +125,8 @@ class HttpTransportTest {
             .withRequestTimeout(Duration.ofSeconds(4)).build();
         HttpTransport defaults = HttpTransport.builder().withEndpoint("hook", server.uri("/ok")).build()) {
       assertThat(own.maxAnswerTime()).isEqualTo(Duration.ofSeconds(6));
+      assertThat(own.client().connectTimeout()).contains(Duration.ofSeconds(2));
+      assertThat(own.client().followRedirects()).isEqualTo(HttpClient.Redirect.NEVER);
       assertThat(given.maxAnswerTime()).isEqualTo(Duration.ofSeconds(5));
       assertThat(givenWithoutConnectTimeout.maxAnswerTime()).as("the builder's connect timeout bounds it")
           .isEqualTo(Duration.ofSeconds(7));

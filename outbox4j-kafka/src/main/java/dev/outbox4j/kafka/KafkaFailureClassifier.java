@@ -8,6 +8,7 @@ import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -27,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * authorization refusal (an ACL is an explicit "no"; the operator fixes it and requeues). Everything else is
  * retryable, including anything not recognised: the retry policy's attempt limit still quarantines it in the end, while
  * a wrong "permanent" would quarantine healthy messages during a transient outage.
+ *
+ * <p>Timeouts (no metadata within {@code max.block.ms}, no answer within {@code delivery.timeout.ms}) and network
+ * failures (a lost connection, a disconnect) say that the cluster cannot be reached, not that this record is wrong:
+ * they are reported as {@link DeliveryOutcome#unavailable}, so the relay pauses instead of charging attempts. A missing
+ * topic is the exception: it concerns the records of that topic only, and stays an ordinary retryable failure.
  *
  * <p>Authentication failures are deliberately retryable: they are a property of the connection (a rotated password, a
  * broker restarting its SASL setup), they hit every message alike, and quarantining the whole outbox for them would
@@ -59,8 +65,11 @@ final class KafkaFailureClassifier {
           ? DeliveryOutcome.permanent("topic does not exist: " + reason)
           : DeliveryOutcome.retryable("topic does not exist (yet): " + reason);
     }
+    if (error instanceof TimeoutException || error instanceof NetworkException) {
+      return DeliveryOutcome.unavailable(reason); // no metadata, no answer, connection lost: the cluster, not it
+    }
     if (error instanceof RetriableException) {
-      return DeliveryOutcome.retryable(reason); // timeouts, disconnects, leader changes, not enough replicas, ...
+      return DeliveryOutcome.retryable(reason); // leader changes, not enough replicas, ...
     }
     if (error instanceof InvalidTopicException
         || error instanceof RecordTooLargeException

@@ -278,7 +278,9 @@ public final class KafkaTransport implements Transport {
       return DeliveryOutcome.permanent(prefix + permanent.reason());
     }
     if (original instanceof DeliveryOutcome.Retryable retryable) {
-      return DeliveryOutcome.retryable(prefix + retryable.reason());
+      return retryable.transportUnavailable()
+          ? DeliveryOutcome.unavailable(prefix + retryable.reason())
+          : DeliveryOutcome.retryable(prefix + retryable.reason());
     }
     return original;
   }

@@ -213,6 +213,31 @@ class KafkaTransportConfigurationTest {
   }
 
   @Test
+  void a_broker_that_reads_nothing_is_answered_by_the_bound_and_the_cluster_is_reported_unavailable()
+      throws Exception {
+    String topic = "stalled-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    Message message = Message.builder().withDestination(topic).withOrderingKey("k").withPayload("x").build();
+    try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.proxiedBootstrapServers())
+        .withMaxBlock(Duration.ofSeconds(1)).withRequestTimeout(Duration.ofSeconds(1))
+        .withDeliveryTimeout(Duration.ofSeconds(2)).build()) {
+      assertThat(deliver(transport, message)).isEqualTo(DeliveryOutcome.delivered());
+      kafka.proxy().stall();
+      try {
+        long start = System.nanoTime();
+        DeliveryOutcome outcome = deliver(transport, message);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Retryable.class,
+            retryable -> assertThat(retryable.transportUnavailable()).isTrue());
+        assertThat(took).isLessThan(transport.maxAnswerTime().plus(Duration.ofMillis(500)));
+      } finally {
+        kafka.proxy().resume();
+      }
+    }
+  }
+
+  @Test
   void a_passthrough_timing_setting_that_would_move_the_bound_is_refused_naming_the_option_to_use() {
     for (String setting : List.of("delivery.timeout.ms", "max.block.ms", "request.timeout.ms", "linger.ms")) {
       assertThatThrownBy(() -> KafkaTransport.fromProperties(Map.of(

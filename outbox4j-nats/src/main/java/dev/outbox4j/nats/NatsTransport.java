@@ -51,11 +51,17 @@ import org.jspecify.annotations.Nullable;
  *       stream elects a leader. So on a 503 the transport asks JetStream which streams capture the subject: none is a
  *       permanent failure; one or more (or a failed lookup) is retryable. The lookup runs on the client's executor,
  *       never on the thread that completed the publish, so it cannot stall the client's dispatcher.
- *   <li><b>Connection failures are retryable.</b> The client reconnects forever on its own and buffers publishes
- *       while disconnected; an ack that does not come within the ack timeout is a retryable failure, and the
- *       message id keeps the eventual duplicate out of the stream. After {@value #STALL_THRESHOLD} acks in a row
- *       time out, the connection is replaced by a fresh one: a connection that says it is connected but no longer
- *       gets publishes through must not stall the outbox.
+ *   <li><b>A bound on every answer, and nothing held past it.</b> {@link #maxAnswerTime()} is the ack timeout,
+ *       counted from the call to {@link #deliver} (a connect made by that call uses up part of it). The client's own
+ *       reconnecting is off, and so is its reconnect buffer: jnats would otherwise keep publishes made while
+ *       disconnected, and those still queued when the connection dropped, and send them after reconnecting, however
+ *       late. Instead a dropped connection is closed for good (its queue discarded) and the next delivery opens a
+ *       fresh one. A publish whose ack does not come within the bound closes its connection too (a connection that
+ *       says it is connected but gets nothing through, or a write the network stalls, must neither stall the outbox
+ *       nor send the publish later). The message id is the second line of defence: a copy that still arrives within
+ *       the stream's duplicate window after another copy was stored is dropped by the server.
+ *   <li><b>Connection failures say the transport is unavailable.</b> Not connected, a dropped connection, a closed
+ *       transport: the relay pauses instead of charging the entries attempts.
  *   <li><b>Connect lazily, fail fast.</b> The first delivery connects; after a failed attempt, deliveries fail at once
  *       (retryable) until the reconnect wait has passed.
  * </ul>
@@ -76,9 +82,6 @@ public final class NatsTransport implements Transport {
   /** Default connect timeout: 5 s. */
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Consecutive ack timeouts after which the connection is replaced by a fresh one. */
-  static final int STALL_THRESHOLD = 20;
-
   /** JetStream API error codes no retry can fix: message too large (10054), JetStream off for the account (10039). */
   private static final Set<Integer> PERMANENT_API_ERRORS = Set.of(10054, 10039);
 
@@ -89,8 +92,6 @@ public final class NatsTransport implements Transport {
   private final Duration reconnectWait;
   private final Clock clock;
 
-  /** Consecutive publish acks that timed out; reset by any ack. */
-  private final java.util.concurrent.atomic.AtomicInteger silentAcks = new java.util.concurrent.atomic.AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private volatile @Nullable Connected connected;
   // guarded by lock
@@ -111,7 +112,8 @@ public final class NatsTransport implements Transport {
         .connectionName(builder.connectionName)
         .connectionTimeout(builder.connectionTimeout)
         .reconnectWait(builder.reconnectWait)
-        .maxReconnects(-1);
+        .maxReconnects(0) // the transport reconnects itself: the client would send what it queued, however late
+        .reconnectBufferSize(0); // and queue nothing while disconnected
     if (builder.username != null && builder.password != null) {
       options.userInfo(builder.username.toCharArray(), builder.password.toCharArray());
     }
@@ -119,6 +121,11 @@ public final class NatsTransport implements Transport {
       options.token(builder.token.toCharArray());
     }
     this.options = options.build();
+  }
+
+  /** @return the client options every connection of this transport is opened with (for tests) */
+  Options options() {
+    return options;
   }
 
   /** @return a builder with the defaults (server {@code nats://127.0.0.1:4222}); not thread-safe */
@@ -173,14 +180,19 @@ public final class NatsTransport implements Transport {
     } catch (RuntimeException e) {
       return done(DeliveryOutcome.permanent("message cannot be expressed as a NATS message: " + e.getMessage()));
     }
+    long started = System.nanoTime();
     Connected target;
     try {
       target = connect();
     } catch (IOException | RuntimeException e) {
-      return done(DeliveryOutcome.retryable("NATS unavailable (" + describeServers() + "): " + e));
+      return done(DeliveryOutcome.unavailable("NATS unavailable (" + describeServers() + "): " + e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return done(DeliveryOutcome.retryable("interrupted while connecting to NATS"));
+      return done(DeliveryOutcome.unavailable("interrupted while connecting to NATS"));
+    }
+    Duration left = ackTimeout.minusNanos(System.nanoTime() - started);
+    if (left.isNegative() || left.isZero()) {
+      return done(DeliveryOutcome.unavailable("connecting to NATS took longer than the ack timeout " + ackTimeout));
     }
     PublishOptions publishOptions = PublishOptions.builder().messageId(message.id().toString()).build();
     CompletableFuture<PublishAck> ack;
@@ -189,40 +201,45 @@ public final class NatsTransport implements Transport {
     } catch (IllegalArgumentException e) {
       return done(DeliveryOutcome.permanent("NATS refused the message: " + e.getMessage()));
     } catch (RuntimeException e) {
-      return done(DeliveryOutcome.retryable("publish failed: " + e));
+      return done(DeliveryOutcome.unavailable("publish failed: " + e));
     }
     String subject = natsMessage.getSubject();
     Executor executor = target.connection().getOptions().getExecutor();
     return ack
-        .thenApply(publishAck -> {
-          silentAcks.set(0);
-          return DeliveryOutcome.delivered();
-        })
+        .thenApply(publishAck -> DeliveryOutcome.delivered())
         .exceptionallyCompose(error -> classify(error, subject, target, executor))
-        .orTimeout(ackTimeout.toNanos(), TimeUnit.NANOSECONDS)
+        .orTimeout(left.toNanos(), TimeUnit.NANOSECONDS)
         .exceptionally(error -> {
-          noteSilentAck(target);
-          return DeliveryOutcome.retryable("no publish ack within " + ackTimeout);
+          abandon(target);
+          return DeliveryOutcome.retryable("no publish ack within " + ackTimeout
+              + "; the connection was closed so that nothing it still holds can be sent later");
         });
   }
 
   /**
-   * Counts an ack that never came; after {@value #STALL_THRESHOLD} in a row the connection is replaced. A client
-   * connection can end up connected yet silent after a network cut (seen with jnats behind a cut-and-restored proxy:
-   * reconnected socket, publishes never written); a fresh connection is the remedy, and the message ids keep any
-   * publish that did get through from being stored twice.
+   * {@inheritDoc}
+   *
+   * <p>The ack timeout, counted from the call to {@link #deliver}. A publish without an ack by then closes its
+   * connection, and the client neither reconnects nor buffers on its own, so nothing it queued is sent afterwards.
    */
-  private void noteSilentAck(Connected target) {
-    if (silentAcks.incrementAndGet() < STALL_THRESHOLD) {
-      return;
-    }
+  @Override
+  public Duration maxAnswerTime() {
+    return ackTimeout;
+  }
+
+  /**
+   * Closes a connection whose publish got no ack within the bound, so that nothing it queued can still be written:
+   * the next delivery opens a fresh one. A client connection can also end up connected yet silent after a network
+   * cut; a fresh connection is the remedy there too, and the message ids keep any publish that did get through from
+   * being stored twice.
+   */
+  private void abandon(Connected target) {
     lock.lock();
     try {
       if (connected != target) {
         return; // already replaced
       }
       connected = null;
-      silentAcks.set(0);
     } finally {
       lock.unlock();
     }
@@ -234,7 +251,7 @@ public final class NatsTransport implements Transport {
       } catch (RuntimeException e) {
         // it is being abandoned either way
       }
-    }, "outbox4j-nats-close-stalled");
+    }, "outbox4j-nats-close-abandoned");
     closer.setDaemon(true);
     closer.start();
   }
@@ -262,7 +279,13 @@ public final class NatsTransport implements Transport {
     if (isNoResponders(cause)) {
       return CompletableFuture.supplyAsync(() -> noResponders(subject, target), executor);
     }
-    if (cause instanceof CancellationException || cause instanceof TimeoutException) {
+    if (cause instanceof CancellationException) {
+      abandon(target); // its connection closed (a cancelled ack): nothing it queued may be sent later
+      return done(DeliveryOutcome.unavailable("connection closed before the publish ack for '" + subject + "': "
+          + cause));
+    }
+    if (cause instanceof TimeoutException) {
+      abandon(target); // the client gave up on the ack: nothing of it may be sent later
       return done(DeliveryOutcome.retryable("no publish ack for '" + subject + "': " + cause));
     }
     return done(DeliveryOutcome.retryable("publish to '" + subject + "' failed: " + cause));
@@ -436,8 +459,7 @@ public final class NatsTransport implements Transport {
     }
 
     /**
-     * @param wait the pause between reconnect attempts (the client reconnects forever) and between failed first
-     *     connects; default 1 s
+     * @param wait after a failed connect, how long deliveries fail at once before the next attempt; default 1 s
      * @return this builder
      */
     public Builder withReconnectWait(Duration wait) {
@@ -446,9 +468,10 @@ public final class NatsTransport implements Transport {
     }
 
     /**
-     * @param timeout how long a publish waits for its ack before it counts as a retryable failure; default 5 s; keep
-     *     it below the relay's delivery timeout (default 10 s) and so below the lease, and well below the stream's
-     *     duplicate window so a retry is still deduplicated
+     * @param timeout the bound on every delivery ({@link NatsTransport#maxAnswerTime()}): a publish without an ack
+     *     by then counts as a retryable failure and closes its connection; default 5 s. The relay's delivery timeout
+     *     and lease must be at least this; keep it well below the stream's duplicate window so a retry is still
+     *     deduplicated
      * @return this builder
      */
     public Builder withAckTimeout(Duration timeout) {

@@ -2,9 +2,11 @@ package dev.outbox4j.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.testkit.TcpProxy;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.PublishAck;
@@ -142,5 +144,44 @@ class NatsTransportTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("password");
     assertThatThrownBy(() -> NatsTransport.fromProperties(Map.of("ack-timeout", "forever")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ack-timeout");
+  }
+
+  @Test
+  void the_bound_is_the_ack_timeout_and_the_client_neither_reconnects_nor_buffers_on_its_own() {
+    try (NatsTransport transport = NatsTransport.builder().withAckTimeout(Duration.ofSeconds(3)).build();
+        NatsTransport defaults = NatsTransport.builder().build()) {
+      assertThat(transport.maxAnswerTime()).isEqualTo(Duration.ofSeconds(3));
+      assertThat(defaults.maxAnswerTime()).isEqualTo(NatsTransport.DEFAULT_ACK_TIMEOUT);
+      assertThat(transport.options().getMaxReconnect()).as("no client reconnect: it would resend its queue late")
+          .isZero();
+      assertThat(transport.options().getReconnectBufferSize()).as("nothing queued while disconnected").isZero();
+    }
+  }
+
+  @Test
+  void a_publish_whose_ack_does_not_come_is_answered_by_the_bound_and_a_fresh_connection_carries_on()
+      throws Exception {
+    try (NatsTestStream stream = new NatsTestStream();
+        TcpProxy proxy = TcpProxy.start("127.0.0.1", NatsTestStream.PORT);
+        NatsTransport transport = NatsTransport.builder().withServer("nats://127.0.0.1:" + proxy.port())
+            .withAckTimeout(Duration.ofMillis(800)).withReconnectWait(Duration.ofMillis(100)).build()) {
+      Message first = Message.builder().withDestination(stream.subject()).withPayload("first").build();
+      assertThat(transport.deliver(first).toCompletableFuture().get(30, TimeUnit.SECONDS))
+          .isEqualTo(DeliveryOutcome.delivered());
+
+      proxy.stall();
+      long start = System.nanoTime();
+      DeliveryOutcome silent = transport.deliver(
+          Message.builder().withDestination(stream.subject()).withPayload("silent").build())
+          .toCompletableFuture().get(30, TimeUnit.SECONDS);
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      proxy.resume();
+
+      assertThat(silent).isInstanceOf(DeliveryOutcome.Retryable.class);
+      assertThat(took).isLessThan(transport.maxAnswerTime().plus(Duration.ofMillis(500)));
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(transport.deliver(Message.builder().withDestination(stream.subject()).withPayload("after")
+              .build()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(DeliveryOutcome.delivered()));
+    }
   }
 }

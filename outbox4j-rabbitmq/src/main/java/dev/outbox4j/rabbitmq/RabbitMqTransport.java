@@ -33,7 +33,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -210,11 +209,11 @@ public final class RabbitMqTransport implements Transport {
       return done(DeliveryOutcome.permanent("message cannot be expressed as AMQP properties: " + e.getMessage()));
     }
     if (closed) {
-      return done(DeliveryOutcome.retryable("transport is closed"));
+      return done(DeliveryOutcome.unavailable("transport is closed"));
     }
     String blocked = blockedBecause;
     if (blocked != null) {
-      return done(DeliveryOutcome.retryable("RabbitMQ blocked publishing on this connection: " + blocked));
+      return done(DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
     }
     Pending pending = new Pending(messageId, address, properties, message.payload());
     unanswered.add(pending);
@@ -225,7 +224,7 @@ public final class RabbitMqTransport implements Transport {
       pending.future.whenComplete((outcome, error) -> deadline.cancel(false));
       publisher.execute(() -> publish(pending));
     } catch (RejectedExecutionException e) {
-      pending.future.complete(DeliveryOutcome.retryable("transport is closed"));
+      pending.future.complete(DeliveryOutcome.unavailable("transport is closed"));
     }
     return pending.future;
   }
@@ -249,12 +248,13 @@ public final class RabbitMqTransport implements Transport {
     AmqpAddress address = pending.address;
     try {
       if (closed) {
-        pending.future.complete(DeliveryOutcome.retryable("transport is closed"));
+        pending.future.complete(DeliveryOutcome.unavailable("transport is closed"));
         return;
       }
       String blocked = blockedBecause;
       if (blocked != null) {
-        pending.future.complete(DeliveryOutcome.retryable("RabbitMQ blocked publishing on this connection: " + blocked));
+        pending.future.complete(
+            DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
         return;
       }
       Connection open = openConnection();
@@ -264,6 +264,9 @@ public final class RabbitMqTransport implements Transport {
         return;
       }
       PublishChannel publishing = openChannel(open);
+      if (pending.future.isDone()) {
+        return; // the bound passed while connecting or checking the exchange (that reset the connection): never sent
+      }
       long tag = publishing.channel.getNextPublishSeqNo();
       publishing.track(tag, pending);
       pending.future.whenComplete((outcome, error) -> publishing.forget(tag, pending));
@@ -271,10 +274,10 @@ public final class RabbitMqTransport implements Transport {
         publishing.channel.basicPublish(address.exchange(), address.routingKey(), true, pending.properties,
             pending.body);
       } catch (IOException | AlreadyClosedException e) {
-        pending.future.complete(DeliveryOutcome.retryable("publish to " + address + " failed: " + e));
+        pending.future.complete(DeliveryOutcome.unavailable("publish to " + address + " failed: " + e));
       }
     } catch (IOException | TimeoutException | RuntimeException e) {
-      pending.future.complete(DeliveryOutcome.retryable("RabbitMQ unavailable (" + endpointDescription + "): " + e));
+      pending.future.complete(DeliveryOutcome.unavailable("RabbitMQ unavailable (" + endpointDescription + "): " + e));
     }
   }
 
@@ -442,7 +445,7 @@ public final class RabbitMqTransport implements Transport {
     boolean unconfirmed = false;
     for (Pending pending : unanswered) {
       unconfirmed |= pending.expire();
-      pending.future.complete(DeliveryOutcome.retryable("transport closed before the broker confirmed"));
+      pending.future.complete(DeliveryOutcome.unavailable("transport closed before the broker confirmed"));
     }
     if (unconfirmed || blockedBecause != null) {
       resetConnection("transport closed with publishes unconfirmed or the connection blocked");
@@ -584,13 +587,14 @@ public final class RabbitMqTransport implements Transport {
       String reason = cause.isInitiatedByApplication()
           ? "channel closed before the broker confirmed"
           : "channel shut down before the broker confirmed: " + cause.getMessage();
-      failAll(reason);
+      failAll(reason, cause.isHardError()); // the connection went: an outage, not a failure of these messages
       LOG.log(System.Logger.Level.DEBUG, "RabbitMQ publish channel shut down: {0}", cause.getMessage());
     }
 
-    void failAll(String reason) {
+    void failAll(String reason, boolean connectionLost) {
       for (Pending pending : outstanding.values()) {
-        pending.future.complete(DeliveryOutcome.retryable(reason));
+        pending.future.complete(connectionLost
+            ? DeliveryOutcome.unavailable(reason) : DeliveryOutcome.retryable(reason));
       }
       outstanding.clear();
       byMessageId.clear();

@@ -6,8 +6,10 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link RelayListener} that counts failed delivery attempts ({@link RelayListener#onFailed}), for outage tests that
- * wait until the relay has seen the outage and assert that the failures were retried. Register it with
+ * A {@link RelayListener} that counts failed delivery attempts, for outage tests that wait until the relay has seen the
+ * outage and assert that the failures were retried: both those charged to an entry ({@link RelayListener#onFailed})
+ * and those the relay recognised as an outage and handed back uncharged ({@link RelayListener#onPostponed}). Register
+ * it with
  * {@code Relay.builder(...).onEvent(failures)}.
  *
  * <p>Thread-safe: the relay reports from its own threads.
@@ -23,7 +25,12 @@ public final class FailedAttempts implements RelayListener {
     count.incrementAndGet();
   }
 
-  /** @return failed delivery attempts reported so far */
+  @Override
+  public void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {
+    count.incrementAndGet();
+  }
+
+  /** @return failed delivery attempts reported so far, charged or postponed */
   public int get() {
     return count.get();
   }

@@ -36,20 +36,24 @@ public final class PostgresTestOutbox implements AutoCloseable {
   private final HikariDataSource pool;
   private final JdbcOutboxStore store;
 
-  private PostgresTestOutbox(String tablePrefix) {
+  private PostgresTestOutbox(String tablePrefix, boolean fresh) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(RunDatabases.postgresUrl());
     config.setMaximumPoolSize(8);
-    config.setPoolName("outbox4j-test-" + tablePrefix);
+    config.setPoolName("outbox4j-test-" + tablePrefix + (fresh ? "" : "-attached"));
     pool = new HikariDataSource(config);
-    try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-      dropOutboxSchema(statement, TableNames.withPrefix(tablePrefix));
-    } catch (SQLException e) {
-      pool.close();
-      throw new IllegalStateException("cannot reset the " + tablePrefix + " outbox tables", e);
+    if (fresh) {
+      try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        dropOutboxSchema(statement, TableNames.withPrefix(tablePrefix));
+      } catch (SQLException e) {
+        pool.close();
+        throw new IllegalStateException("cannot reset the " + tablePrefix + " outbox tables", e);
+      }
     }
     store = JdbcOutboxStore.builder(pool).withTablePrefix(tablePrefix).build();
-    store.migrate();
+    if (fresh) {
+      store.migrate();
+    }
   }
 
   /**
@@ -60,7 +64,18 @@ public final class PostgresTestOutbox implements AutoCloseable {
    * @throws IllegalStateException if the tables cannot be dropped
    */
   public static PostgresTestOutbox fresh(String tablePrefix) {
-    return new PostgresTestOutbox(tablePrefix);
+    return new PostgresTestOutbox(tablePrefix, true);
+  }
+
+  /**
+   * Opens a second pool and store over tables that {@link #fresh} already made, touching nothing: what a second relay
+   * process sees, for tests of several relays sharing one outbox.
+   *
+   * @param tablePrefix the prefix given to {@link #fresh}
+   * @return the outbox; close it to close its pool
+   */
+  public static PostgresTestOutbox attach(String tablePrefix) {
+    return new PostgresTestOutbox(tablePrefix, false);
   }
 
   /**
@@ -103,8 +118,9 @@ public final class PostgresTestOutbox implements AutoCloseable {
   }
 
   /**
-   * Starts a relay over this outbox configured to ride out an outage: failed deliveries are retried quickly and often
-   * (exponential backoff from 50 ms, capped at 500 ms, up to 1,000 attempts), and it polls every 5 to 100 ms.
+   * Starts a relay over this outbox that recovers quickly: failed deliveries are retried soon (exponential backoff from
+   * 50 ms, capped at 500 ms; the default time budget), an outage pauses it 50 ms doubling to at most 500 ms, and it
+   * polls every 5 to 100 ms.
    *
    * @param transport the transport under test
    * @return a builder with those settings, for the test to add listeners or timeouts and build
@@ -112,7 +128,8 @@ public final class PostgresTestOutbox implements AutoCloseable {
   public RelayBuilder relayWithFastRetries(Transport transport) {
     return Relay.builder(store, transport)
         .withRetryPolicy(RetryPolicy.exponential().withBase(Duration.ofMillis(50)).withCap(Duration.ofMillis(500))
-            .withMaxAttempts(1_000).build())
+            .build())
+        .withOutageBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(100));
   }
 
