@@ -1,5 +1,6 @@
 package dev.outbox4j.chaos;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -43,7 +44,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
 
   /** The per-run checks that are not counts from the relays and the table. */
   record Delivery(long lost, long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates,
-      long lateCopies, long committed) {}
+      long lateCopies, long committed, List<String> examples) {}
 
   /**
    * @param commitOrder every committed message per key, in commit order
@@ -67,7 +68,10 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
     long lateCopies = 0;
     long rolledBackDelivered = 0;
     long unknown = 0;
+    List<String> examples = new ArrayList<>();
+    long arrivals = 0;
     for (UUID id : received) {
+      arrivals++;
       boolean first = seen.add(id);
       String key = keyOf.get(id);
       if (key == null) {
@@ -89,13 +93,17 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         }
       } else if (rank < before) {
         violations++;
+        if (examples.size() < 10) {
+          examples.add("key " + key + ": " + id + " (commit rank " + rank + ") arrived after rank " + before + " ("
+              + commitOrder.get(key).get(before) + "), arrival " + arrivals);
+        }
       }
       highest.put(key, Math.max(before, rank));
     }
     Set<UUID> missing = new LinkedHashSet<>(keyOf.keySet());
     missing.removeAll(seen);
     return new Delivery(missing.size(), rolledBackDelivered, unknown, violations, duplicates, lateCopies,
-        keyOf.size());
+        keyOf.size(), examples);
   }
 
   /**
