@@ -23,6 +23,7 @@ import java.util.UUID;
  * @param rolledBack transactions rolled back
  * @param received arrivals, duplicates included
  * @param lost committed but never received
+ * @param vanished lost although the outbox records them as delivered (a lost message, not a slow one)
  * @param rolledBackDelivered rolled back and yet received
  * @param unknownDelivered received, neither committed nor rolled back (invented)
  * @param orderViolations first arrivals after a later-committed message of their key
@@ -37,14 +38,19 @@ import java.util.UUID;
  * @param relayCrashes relay processes that ended on their own
  * @param seconds wall-clock length of the run
  */
-record ChaosReport(String label, long committed, long rolledBack, long received, long lost,
+record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
     long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
     long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills, int relayCrashes,
     long seconds) {
 
   /** The per-run checks that are not counts from the relays and the table. */
-  record Delivery(long lost, long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates,
-      long lateCopies, long committed, List<String> examples) {}
+  record Delivery(Set<UUID> missing, long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates,
+      long lateCopies, long committed, List<String> examples) {
+    /** @return committed messages never received */
+    long lost() {
+      return missing.size();
+    }
+  }
 
   /**
    * @param commitOrder every committed message per key, in commit order
@@ -102,7 +108,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
     }
     Set<UUID> missing = new LinkedHashSet<>(keyOf.keySet());
     missing.removeAll(seen);
-    return new Delivery(missing.size(), rolledBackDelivered, unknown, violations, duplicates, lateCopies,
+    return new Delivery(missing, rolledBackDelivered, unknown, violations, duplicates, lateCopies,
         keyOf.size(), examples);
   }
 
@@ -111,14 +117,14 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
    *     resumed, acted on none of its expired claims (refused by the store, or dropped unsent)
    */
   boolean kept() {
-    return lost == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0 && stuck == 0
+    return lost == 0 && vanished == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0 && stuck == 0
         && quarantined == 0 && frozenRefused + frozenUnsent > 0;
   }
 
   /** @return the one-line summary the docs quote */
   String summary() {
     return "chaos " + label + ": committed=" + committed + " rolledBack=" + rolledBack + " received=" + received
-        + " lost=" + lost + " rolledBackDelivered=" + rolledBackDelivered + " invented=" + unknownDelivered
+        + " lost=" + lost + " (marked delivered " + vanished + ") rolledBackDelivered=" + rolledBackDelivered + " invented=" + unknownDelivered
         + " orderViolations=" + orderViolations + " stuck=" + stuck + " quarantined=" + quarantined
         + " claimsLost=" + claimsLost + " frozenRelay(refused=" + frozenRefused + " unsent=" + frozenUnsent
         + ") duplicates=" + duplicates

@@ -120,7 +120,7 @@ final class ChaosRun {
       long[] aftermath = fleet.frozenAftermath();
       long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L);
       ChaosReport report = new ChaosReport(runLabel, delivery.committed(), fleet.rolledBack().size(),
-          received.size(), delivery.lost(), delivery.rolledBackDelivered(), delivery.unknownDelivered(),
+          received.size(), delivery.lost(), markedDelivered(database, delivery.missing()), delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
           statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());
@@ -176,6 +176,27 @@ final class ChaosRun {
       throw new IllegalStateException(e);
     }
     return counts;
+  }
+
+  /** @return how many of these messages the outbox records as delivered */
+  private static long markedDelivered(ChaosDatabase database, Set<UUID> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    long count = 0;
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT id FROM " + TableNames.withPrefix(PREFIX).qualified("outbox")
+            + " WHERE status = 'DELIVERED'")) {
+      while (rows.next()) {
+        if (ids.contains(UUID.fromString(rows.getString(1)))) {
+          count++;
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return count;
   }
 
   /** @return the claim tokens held now on waiting entries */

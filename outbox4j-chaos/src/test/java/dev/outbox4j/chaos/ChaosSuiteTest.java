@@ -1,8 +1,8 @@
 package dev.outbox4j.chaos;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.Map;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +14,12 @@ import org.junit.jupiter.api.Test;
  * docs/reliability.md.
  */
 class ChaosSuiteTest {
+  /**
+   * Checks the short form leaves to the long form, per run, until the fix of a known defect is merged (each with the
+   * defect); the summary line still reports them. Empty when every fix has landed.
+   */
+  private static final Map<String, Map<String, String>> DEFERRED_IN_SHORT_FORM = Map.of();
+
   private static final long SEED = Long.getLong("outbox4j.chaos.seed", 20261201L);
 
   @Test
@@ -42,18 +48,32 @@ class ChaosSuiteTest {
     ChaosScenario scenario = ChaosScenario.current();
     ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario,
         postgres ? PostgresCluster::start : MariaDbServer::start, consumer, SEED);
+    Map<String, String> deferred = scenario.form().equals("short") ? DEFERRED_IN_SHORT_FORM.getOrDefault(label,
+        Map.of()) : Map.of();
     SoftAssertions soft = new SoftAssertions();
     soft.assertThat(report.committed()).as("committed messages").isPositive();
-    soft.assertThat(report.lost()).as("lost: committed, never received").isZero();
+    soft.assertThat(report.vanished()).as("lost although marked delivered").isZero();
+    soft.assertThat(report.lost()).as("lost and not waiting in the outbox")
+        .isLessThanOrEqualTo(report.stuck() + report.quarantined());
+    check(soft, deferred, "lost", report.lost(), "lost: committed, never received");
     soft.assertThat(report.rolledBackDelivered()).as("rolled back, yet delivered").isZero();
     soft.assertThat(report.unknownDelivered()).as("delivered, never written").isZero();
-    soft.assertThat(report.orderViolations()).as("per-key order violations against commit order").isZero();
-    soft.assertThat(report.stuck()).as("stuck: still waiting after the drain time").isZero();
-    soft.assertThat(report.quarantined()).as("quarantined").isZero();
+    check(soft, deferred, "orderViolations", report.orderViolations(),
+        "per-key order violations against commit order");
+    check(soft, deferred, "stuck", report.stuck(), "stuck: still waiting after the drain time");
+    check(soft, deferred, "quarantined", report.quarantined(), "quarantined");
     soft.assertThat(report.frozenRefused() + report.frozenUnsent())
         .as("the frozen relay's expired claims, refused by the store or dropped unsent after it resumed").isPositive();
     soft.assertThat(report.relayKills()).as("relay kills").isEqualTo(scenario.relayKills());
     soft.assertAll();
-    assertThat(report.kept()).as(report.summary()).isTrue();
+  }
+
+  private static void check(SoftAssertions soft, Map<String, String> deferred, String name, long value,
+      String description) {
+    if (deferred.containsKey(name)) {
+      System.out.println("[chaos] " + name + "=" + value + " not asserted in the short form: " + deferred.get(name));
+      return;
+    }
+    soft.assertThat(value).as(description).isZero();
   }
 }
