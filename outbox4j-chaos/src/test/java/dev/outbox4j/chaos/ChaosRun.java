@@ -96,10 +96,7 @@ final class ChaosRun {
       }
       timeline.at(scenario.databaseCrashAt(), "crash-restart the database",
           () -> database.crashRestart(scenario.databaseDowntime()));
-      timeline.at(scenario.freezeAt(), "freeze relay 0", () -> {
-        Duration frozenFor = fleet.freezeRelayZero();
-        timeline.after(frozenFor, "resume relay 0", fleet::resumeRelayZero);
-      });
+      timeline.at(scenario.freezeAt(), "freeze relay 0", () -> freezeCycle(timeline, fleet, 1));
       timeline.at(scenario.outageAt(), "cut the relays off their destination", proxy::cut);
       timeline.at(scenario.outageAt().plus(scenario.outage()), "restore the destination", proxy::restore);
       timeline.play(fleet::supervise);
@@ -135,6 +132,23 @@ final class ChaosRun {
     } finally {
       consumer.close();
     }
+  }
+
+  /**
+   * Freezes relay 0, resumes it two leases later and looks at its first pass after that. A freeze that caught it
+   * holding no claim (it was idle, or under heavy load the claims seen were another relay's) proves nothing, so it is
+   * tried again a little later, up to three times.
+   */
+  private void freezeCycle(Timeline timeline, Fleet fleet, int cycle) {
+    Duration frozenFor = fleet.freezeRelayZero();
+    timeline.after(frozenFor, "resume relay 0", () -> {
+      long[] aftermath = fleet.resumeRelayZero();
+      log("relay 0 resumed; its first pass: " + aftermath[0] + " completion(s) refused, " + aftermath[1]
+          + " expired claim(s) dropped unsent");
+      if (aftermath[0] + aftermath[1] == 0 && cycle < 3) {
+        timeline.after(Duration.ofSeconds(2), "freeze relay 0 again", () -> freezeCycle(timeline, fleet, cycle + 1));
+      }
+    });
   }
 
   private static ChaosDatabase startDatabaseAfterLeftovers(
@@ -295,7 +309,8 @@ final class ChaosRun {
     private final List<Path> relayLogs = new ArrayList<>();
     private ChildProcesses.Child frozen;
     private Path frozenLog;
-    private int linesBeforeResume;
+    private long frozenRefused;
+    private long frozenUnsent;
     private long protectRelayZeroUntil;
     private int kills;
     private int crashes;
@@ -386,7 +401,7 @@ final class ChaosRun {
       Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
       protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(30).toNanos();
       Random jitter = new Random(seed);
-      for (int attempt = 1; attempt <= 40; attempt++) {
+      for (int attempt = 1; attempt <= 10; attempt++) {
         frozen.freeze();
         pause(Duration.ofMillis(300));
         Set<String> before = heldClaims(database);
@@ -404,29 +419,35 @@ final class ChaosRun {
       return frozenFor;
     }
 
-    void resumeRelayZero() {
-      linesBeforeResume = lines(frozenLog).size();
+    /**
+     * Resumes relay 0 and waits (bounded) for its first pass after that.
+     *
+     * @return that pass's completions refused by the store (claims lost) and expired claims dropped unsent
+     */
+    long[] resumeRelayZero() {
+      int before = lines(frozenLog).size();
       frozen.resume();
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      long[] aftermath = {0, 0};
+      while (System.nanoTime() < deadline) {
+        List<String> all = lines(frozenLog);
+        String batch = all.subList(Math.min(before, all.size()), all.size()).stream()
+            .filter(line -> line.startsWith("BATCH ")).findFirst().orElse(null);
+        if (batch != null) {
+          aftermath = new long[] {field(batch, "claimsLost"),
+              Math.max(0, field(batch, "claimed") - field(batch, "attempted") - field(batch, "postponed"))};
+          break;
+        }
+        pause(Duration.ofMillis(200));
+      }
+      frozenRefused += aftermath[0];
+      frozenUnsent += aftermath[1];
+      return aftermath;
     }
 
-    /**
-     * @return the frozen relay's first pass after it resumed: how many of its expired claims the store refused to
-     *     complete (claims lost), and how many it dropped unsent because their lease had passed
-     */
+    /** @return the frozen relay's completions refused and expired claims dropped unsent, over every freeze */
     long[] frozenAftermath() {
-      if (frozenLog == null) {
-        return new long[] {0, 0};
-      }
-      List<String> all = lines(frozenLog);
-      for (String line : all.subList(Math.min(linesBeforeResume, all.size()), all.size())) {
-        if (line.startsWith("BATCH ")) {
-          long claimed = field(line, "claimed");
-          long attempted = field(line, "attempted");
-          long postponed = field(line, "postponed");
-          return new long[] {field(line, "claimsLost"), Math.max(0, claimed - attempted - postponed)};
-        }
-      }
-      return new long[] {0, 0};
+      return new long[] {frozenRefused, frozenUnsent};
     }
 
     private long field(String line, String name) {

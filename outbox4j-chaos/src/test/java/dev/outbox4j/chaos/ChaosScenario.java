@@ -52,8 +52,8 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
   static ChaosScenario shortForm() {
     return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
         Duration.ofSeconds(3), 4, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
-        Duration.ofSeconds(27), Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(2),
-        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(3), Duration.ofSeconds(60));
+        Duration.ofSeconds(27), Duration.ofSeconds(12), Duration.ofSeconds(3), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(60));
   }
 
   /** {@code -Pchaos-long}: two and a half minutes of writing per run, 25 kills, a 40-second outage. */
