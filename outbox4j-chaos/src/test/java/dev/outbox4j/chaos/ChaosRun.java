@@ -104,14 +104,14 @@ final class ChaosRun {
       Map<String, List<UUID>> commitOrder = readCommitOrder(database);
       int committed = commitOrder.values().stream().mapToInt(List::size).sum();
       long drainDeadline = System.nanoTime() + scenario.drainTimeout().toNanos();
-      while (System.nanoTime() < drainDeadline && !(new HashSet<>(consumer.received()).size() >= committed
+      while (System.nanoTime() < drainDeadline && !(receivedDistinct(consumer) >= committed
           && waiting(database) == 0)) {
         fleet.supervise();
         pause(Duration.ofSeconds(1));
       }
       pause(Duration.ofSeconds(2)); // late arrivals after the last check, so they are counted as duplicates
       fleet.killRelays();
-      List<UUID> received = consumer.received();
+      List<UUID> received = receivedPatiently(consumer);
       ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, fleet.rolledBack(), received);
       Map<String, Long> statuses = statuses(database);
       long[] aftermath = fleet.frozenAftermath();
@@ -190,6 +190,30 @@ final class ChaosRun {
       throw new IllegalStateException(e);
     }
     return counts;
+  }
+
+  /** @return distinct messages received so far, or -1 if the consumer cannot say right now */
+  private static int receivedDistinct(ChaosConsumer consumer) {
+    try {
+      return new HashSet<>(consumer.received()).size();
+    } catch (RuntimeException e) {
+      log("cannot read what the consumer received (retrying): " + e.getMessage());
+      return -1;
+    }
+  }
+
+  /** @return what the consumer received, retrying (bounded) while it cannot answer (a busy shared server) */
+  private static List<UUID> receivedPatiently(ChaosConsumer consumer) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < 30; attempt++) {
+      try {
+        return consumer.received();
+      } catch (RuntimeException e) {
+        last = e;
+        pause(Duration.ofSeconds(1));
+      }
+    }
+    throw last;
   }
 
   /** @return how many of these messages the outbox records as delivered */

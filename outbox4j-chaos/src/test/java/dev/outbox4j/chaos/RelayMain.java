@@ -99,7 +99,7 @@ public final class RelayMain {
   private static Transport transport(ChildArguments args, String name) {
     switch (args.text("transport")) {
       case "ledger" -> {
-        HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 8);
+        HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 2); // the shared server's connections are few
         return InProcessTransport.of(message -> {
           try (Connection connection = ledger.getConnection();
               PreparedStatement insert = connection.prepareStatement(
