@@ -26,6 +26,7 @@ import java.util.Set;
  * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--n 50000 --runs 3"
  * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick"
  * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
+ * mvn -q -pl outbox4j-bench -am compile exec:java -Dexec.args="claim-backlog --db mariadb"   (ClaimBacklogBench)
  * </pre>
  */
 public final class BenchMain {
@@ -44,6 +45,10 @@ public final class BenchMain {
    * @param args see {@link BenchOptions#usage()}
    */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("claim-backlog")) {
+      ClaimBacklogBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     BenchOptions options;
     try {

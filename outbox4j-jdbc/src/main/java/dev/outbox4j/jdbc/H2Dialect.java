@@ -54,6 +54,36 @@ public final class H2Dialect implements JdbcDialect {
     return "DELETE FROM " + table + " WHERE " + where + " FETCH FIRST ? ROWS ONLY";
   }
 
+  /**
+   * The window reads the unique index on {@code seq} in order (named, because H2 would otherwise read every waiting
+   * row through {@code (status, seq)} and sort them); the head check is one probe of {@code (head_key, key_seq)}.
+   */
+  @Override
+  public String claimWindow(TableNames names) {
+    return ClaimSql.window(names.qualified("outbox"), " USE INDEX (" + names.unqualified("ix_outbox_seq") + ")",
+        "h.head_key = c.ordering_key");
+  }
+
+  /**
+   * Heads by a recursive skip scan over {@code (head_key, key_seq)}: each step seeks the first entry at or after
+   * {@code key || CHAR(0)}, the smallest string greater than {@code key} (H2 positions a {@code >} range at the key
+   * itself and would read every entry of it), which is the next key's head. Unkeyed entries from
+   * {@code (unkeyed_waiting, seq)}.
+   */
+  @Override
+  public String claimHeadsAndUnkeyed(TableNames names) {
+    String table = names.qualified("outbox");
+    String next = " FROM " + table + " h WHERE h.head_key >= active.k || CHAR(0) ORDER BY h.head_key, h.key_seq LIMIT 1)";
+    String with = "WITH RECURSIVE active (k, s) AS ("
+        + "SELECT f.head_key, f.seq FROM (SELECT h.head_key, h.seq FROM " + table + " h WHERE h.head_key IS NOT NULL"
+        + " ORDER BY h.head_key, h.key_seq LIMIT 1) f"
+        + " UNION ALL SELECT (SELECT h.head_key" + next + ", (SELECT h.seq" + next
+        + " FROM active WHERE active.k IS NOT NULL) ";
+    String heads = "(SELECT h.seq, h.status, h.available_at, h.lease_until FROM active JOIN " + table
+        + " h ON h.seq = active.s) heads";
+    return ClaimSql.headsAndUnkeyed(table, with, heads, "u.unkeyed_waiting = 1");
+  }
+
   @Override
   public String toString() {
     return "H2Dialect";

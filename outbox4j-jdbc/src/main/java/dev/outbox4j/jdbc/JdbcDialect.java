@@ -109,6 +109,29 @@ public interface JdbcDialect {
   String deleteLimited(String table, String where, String orderBy);
 
   /**
+   * The claim's first look (see {@code docs/schema.md}, "Claims"): the first waiting entries in {@code seq} order,
+   * each marked claimable when it is available, under no unexpired lease, and its key's oldest undelivered entry.
+   * Used by {@link JdbcOutboxStore}; not for applications.
+   *
+   * @param names the table names
+   * @return a SELECT with the parameters now, now, window size, and the columns {@code seq} and {@code claimable} (1
+   *     or 0), in {@code seq} order
+   */
+  String claimWindow(TableNames names);
+
+  /**
+   * The claim's second look, run when the window was full yet held too few claimable entries (a backlog behind a few
+   * keys): the claimable head of every key with undelivered entries, found with one index descent per such key, plus
+   * claimable unkeyed entries in {@code seq} order from their own index. Used by {@link JdbcOutboxStore}; not for
+   * applications.
+   *
+   * @param names the table names
+   * @return a SELECT with the parameters now, now, now, now, unkeyed limit, limit, and the column {@code seq},
+   *     ascending
+   */
+  String claimHeadsAndUnkeyed(TableNames names);
+
+  /**
    * @return the SQL that wakes listeners when the current transaction commits, with the channel as its one
    *     parameter, or {@code null} when the database has no such mechanism
    */

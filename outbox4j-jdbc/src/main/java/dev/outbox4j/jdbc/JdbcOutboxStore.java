@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -44,14 +45,18 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why the claim looks the way it does</h2>
  * An entry is claimable when it is pending or failed, available, not under an unexpired lease, and the head of its key:
- * no earlier undelivered entry of the same key exists ({@code NOT EXISTS} over the index on
- * {@code (ordering_key, key_seq)}; quarantined entries count as undelivered, so they block their key). Because only the
- * head of a key can qualify, at most one entry per key is ever claimed, with no GROUP BY and no extra lock.
- * Candidates are taken in {@code seq} order with {@code FOR UPDATE SKIP LOCKED}, so concurrent relays never wait for
- * each other and never get the same row; a row another relay locked is simply skipped. On PostgreSQL the select and
- * the claim are one statement ({@code WITH ... FOR UPDATE SKIP LOCKED UPDATE ... RETURNING}); elsewhere a locking
- * SELECT and an UPDATE run in one short transaction. The claim index covers only waiting rows (a partial index on
- * PostgreSQL), so kept delivered history does not slow claims down.
+ * no earlier undelivered entry of the same key exists (quarantined entries count as undelivered, so they block their
+ * key). Because only the head of a key can qualify, at most one entry per key is ever claimed.
+ *
+ * <p>A claim first <em>finds candidates</em> with reads that take no locks (one consistent snapshot each): the first
+ * waiting entries in {@code seq} order (the window), and only when that window is full of entries that cannot be
+ * claimed, every key's head through one index descent per key plus the unkeyed entries from their own index. So a
+ * backlog queued behind a few keys costs nothing: entries behind a head are never read. It then <em>locks the
+ * candidates by primary key</em> with {@code FOR UPDATE SKIP LOCKED} (concurrent relays skip each other's rows, never
+ * wait), re-checking each row's own state as last committed, and claims them. A candidate that was its key's head in the
+ * snapshot is still the head when locked, because a key's entries are numbered in commit order: this holds on every
+ * database, including MariaDB, whose locking reads see rows committed after the snapshot. The statements and the full
+ * argument are in {@link ClaimSql} and {@code docs/schema.md}.
  *
  * <h2>Fencing</h2>
  * Each claim stores a fresh token in {@code claim_token}; every claim-face mutation is
@@ -66,15 +71,16 @@ import org.jspecify.annotations.Nullable;
  * tool paths, so they favour exactness over round trips.
  *
  * <h2>Round trips</h2>
- * On PostgreSQL a claim is one statement in auto-commit (one round trip per batch), and so is
- * {@link #markDelivered(Collection, Instant)} ({@code DELETE/UPDATE ... RETURNING id}, per 500 claims). Without
- * RETURNING (MariaDB/MySQL, H2) a claim is SELECT + UPDATE + COMMIT, and a batch completion is one statement + COMMIT
- * when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
+ * On PostgreSQL a claim is two statements in auto-commit (the window, then lock-and-claim with RETURNING; three when
+ * the heads must be looked up), and a batch completion is one ({@code DELETE/UPDATE ... RETURNING id}, per 500
+ * claims). Without RETURNING (MariaDB/MySQL, H2) a claim is the reads, a locking SELECT, an UPDATE and COMMIT in one
+ * transaction, and a batch completion is one statement + COMMIT when no claim was lost (a second, locking pass finds out which were lost only when the row count falls short).
  * {@link #markFailed}, {@link #postpone} and {@link #quarantine} are one auto-commit statement each.
  *
  * <p>The store uses its own connections, one short transaction per call. They should run at READ COMMITTED (the
- * default of PostgreSQL and H2); the default REPEATABLE READ of MariaDB/MySQL also works, because each claim
- * transaction starts with its locking read, so its snapshot is taken at the claim. Thread-safe.
+ * default of PostgreSQL and H2); the default REPEATABLE READ of MariaDB/MySQL also works: each claim transaction
+ * starts with its candidate read, so its snapshot is taken at the claim, and its locks are taken by primary key on
+ * rows that exist, so they lock no gaps. Thread-safe.
  */
 public final class JdbcOutboxStore implements OutboxStore {
   /** Attempts of one store unit of work that the database keeps choosing as a deadlock victim. */
@@ -83,9 +89,11 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
   public static final String COMPONENT = "outbox4j";
   /** The outbox migration files, in version order. */
-  public static final List<String> MIGRATIONS = List.of("V1__outbox.sql");
+  public static final List<String> MIGRATIONS = List.of("V1__outbox.sql", "V2__claim_heads.sql");
 
   private static final int MAX_IDS_PER_STATEMENT = 500;
+  /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */
+  private static final int MAX_CLAIM = 10_000;
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
 
   private final DataSource dataSource;
@@ -96,7 +104,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   private final MessageLimits limits;
   private final OutboxRows rows;
   private final String table;
-  private final String claimable;
+  private final String claimWindow;
+  private final String claimHeadsAndUnkeyed;
 
   private JdbcOutboxStore(Builder builder) {
     this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
@@ -107,10 +116,8 @@ public final class JdbcOutboxStore implements OutboxStore {
     this.limits = builder.limits;
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
-    this.claimable = WAITING.replace("status", "c.status") + " AND c.available_at <= ?"
-        + " AND (c.lease_until IS NULL OR c.lease_until <= ?)"
-        + " AND (c.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM " + table + " h"
-        + " WHERE h.ordering_key = c.ordering_key AND h.key_seq < c.key_seq AND h.status <> 'DELIVERED'))";
+    this.claimWindow = dialect.claimWindow(names);
+    this.claimHeadsAndUnkeyed = dialect.claimHeadsAndUnkeyed(names);
   }
 
   /**
@@ -177,53 +184,109 @@ public final class JdbcOutboxStore implements OutboxStore {
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
+    int wanted = Math.min(limit, MAX_CLAIM);
     UUID token = UUID.randomUUID();
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
     List<OutboxEntry> claimed = dialect.supportsReturning()
-        ? autoCommit("claim", c -> claimInOneStatement(c, limit, now, leaseUntil, token))
-        : inTransaction("claim", c -> claimBySelectThenUpdate(c, limit, now, leaseUntil, token));
+        ? autoCommit("claim", c -> {
+          List<Long> candidates = candidates(c, wanted, now);
+          return candidates.isEmpty() ? List.of() : claimReturning(c, candidates, wanted, now, leaseUntil, token);
+        })
+        : inTransaction("claim", c -> {
+          List<Long> candidates = candidates(c, wanted, now);
+          return candidates.isEmpty() ? List.of() : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token);
+        });
     List<Claim> claims = new ArrayList<>(claimed.size());
     claimed.stream().sorted(Comparator.comparingLong(OutboxEntry::sequence))
         .forEach(entry -> claims.add(new Claim(entry, token, leaseUntil)));
     return claims;
   }
 
-  private List<OutboxEntry> claimInOneStatement(Connection connection, int limit, Instant now, Instant leaseUntil,
-      UUID token) throws SQLException {
-    String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE " + claimable
-        + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
+  /**
+   * Finds up to {@code 2 × limit} candidates (the spare ones let concurrent relays that found the same candidates
+   * share them instead of one of them coming back empty): the window first, the heads and the unkeyed lane only when
+   * the window was full and still short of {@code limit}. Reads only, no locks; see {@link ClaimSql}.
+   *
+   * @return candidate {@code seq}s, ascending
+   */
+  private List<Long> candidates(Connection connection, int limit, Instant now) throws SQLException {
+    int spare = 2 * limit;
+    List<Long> found = new ArrayList<>();
+    int windowRows = 0;
+    try (PreparedStatement window = connection.prepareStatement(claimWindow)) {
+      dialect.setInstant(window, 1, now);
+      dialect.setInstant(window, 2, now);
+      window.setInt(3, spare);
+      try (ResultSet rows = window.executeQuery()) {
+        while (rows.next()) {
+          windowRows++;
+          if (rows.getInt("claimable") == 1) {
+            found.add(rows.getLong("seq"));
+          }
+        }
+      }
+    }
+    if (windowRows < spare || found.size() >= limit) {
+      return found;
+    }
+    TreeSet<Long> merged = new TreeSet<>(found);
+    try (PreparedStatement beyond = connection.prepareStatement(claimHeadsAndUnkeyed)) {
+      dialect.setInstant(beyond, 1, now);
+      dialect.setInstant(beyond, 2, now);
+      dialect.setInstant(beyond, 3, now);
+      dialect.setInstant(beyond, 4, now);
+      beyond.setInt(5, spare);
+      beyond.setInt(6, spare);
+      try (ResultSet rows = beyond.executeQuery()) {
+        while (rows.next()) {
+          merged.add(rows.getLong("seq"));
+        }
+      }
+    }
+    return merged.stream().limit(spare).toList();
+  }
+
+  /** Locks the candidates still claimable as last committed, skipping those another relay holds, and claims them. */
+  private List<OutboxEntry> claimReturning(Connection connection, List<Long> candidates, int limit, Instant now,
+      Instant leaseUntil, UUID token) throws SQLException {
+    String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE c.seq IN " + placeholders(candidates.size())
+        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
         + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
         + " FROM picked WHERE o.id = picked.id RETURNING " + OutboxRows.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
-      dialect.setInstant(claim, 1, now);
-      dialect.setInstant(claim, 2, now);
-      claim.setInt(3, limit);
-      dialect.setUuid(claim, 4, token);
-      dialect.setInstant(claim, 5, leaseUntil);
+      int next = bindSeqs(claim, 1, candidates);
+      dialect.setInstant(claim, next, now);
+      dialect.setInstant(claim, next + 1, now);
+      claim.setInt(next + 2, limit);
+      dialect.setUuid(claim, next + 3, token);
+      dialect.setInstant(claim, next + 4, leaseUntil);
       return readAll(claim);
     }
   }
 
-  private List<OutboxEntry> claimBySelectThenUpdate(Connection connection, int limit, Instant now,
-      Instant leaseUntil, UUID token) throws SQLException {
-    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + table + " c WHERE " + claimable
+  /** As {@link #claimReturning}, without RETURNING: a locking SELECT by primary key, then an UPDATE by it. */
+  private List<OutboxEntry> claimLockThenUpdate(Connection connection, List<Long> candidates, int limit,
+      Instant now, Instant leaseUntil, UUID token) throws SQLException {
+    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + table + " c WHERE c.seq IN "
+        + placeholders(candidates.size()) + " AND c." + WAITING + " AND " + ClaimSql.ready("c")
         + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED";
     List<OutboxEntry> picked;
-    try (PreparedStatement candidates = connection.prepareStatement(select)) {
-      dialect.setInstant(candidates, 1, now);
-      dialect.setInstant(candidates, 2, now);
-      candidates.setInt(3, limit);
-      picked = readAll(candidates);
+    try (PreparedStatement lock = connection.prepareStatement(select)) {
+      int next = bindSeqs(lock, 1, candidates);
+      dialect.setInstant(lock, next, now);
+      dialect.setInstant(lock, next + 1, now);
+      lock.setInt(next + 2, limit);
+      picked = readAll(lock);
     }
     if (picked.isEmpty()) {
       return picked;
     }
-    List<UUID> ids = picked.stream().map(OutboxEntry::id).toList();
+    List<Long> seqs = picked.stream().map(OutboxEntry::sequence).toList();
     try (PreparedStatement claim = connection.prepareStatement("UPDATE " + table
-        + " SET claim_token = ?, lease_until = ?, version = version + 1 WHERE id IN " + placeholders(ids.size()))) {
+        + " SET claim_token = ?, lease_until = ?, version = version + 1 WHERE seq IN " + placeholders(seqs.size()))) {
       dialect.setUuid(claim, 1, token);
       dialect.setInstant(claim, 2, leaseUntil);
-      bindIds(claim, 3, ids);
+      bindSeqs(claim, 3, seqs);
       claim.executeUpdate();
     }
     List<OutboxEntry> claimed = new ArrayList<>(picked.size());
@@ -233,6 +296,14 @@ public final class JdbcOutboxStore implements OutboxStore {
           e.version() + 1));
     }
     return claimed;
+  }
+
+  /** @return the next free parameter index */
+  private static int bindSeqs(PreparedStatement statement, int first, List<Long> seqs) throws SQLException {
+    for (int i = 0; i < seqs.size(); i++) {
+      statement.setLong(first + i, seqs.get(i));
+    }
+    return first + seqs.size();
   }
 
   @Override
@@ -246,16 +317,23 @@ public final class JdbcOutboxStore implements OutboxStore {
       List<Claim> all = group.getValue();
       for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
         List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
-        Set<UUID> retired = retire(group.getKey(), chunk.stream().map(Claim::id).toList(), now);
+        Set<UUID> retired = retire(group.getKey(), chunk, now);
         chunk.stream().filter(c -> !retired.contains(c.id())).forEach(lost::add);
       }
     }
     return lost;
   }
 
-  /** @return the ids that still carried the token and are now retired */
-  private Set<UUID> retire(UUID token, List<UUID> ids, Instant now) {
-    String where = " WHERE claim_token = ? AND id IN " + placeholders(ids.size());
+  /**
+   * Retires claims by primary key ({@code seq} on MariaDB/MySQL; the waiting-entries index on PostgreSQL), so the
+   * statement locks exactly the claimed rows and never a range that writers insert into.
+   *
+   * @return the ids that still carried the token and are now retired
+   */
+  private Set<UUID> retire(UUID token, List<Claim> claims, Instant now) {
+    List<UUID> ids = claims.stream().map(Claim::id).toList();
+    List<Long> seqs = claims.stream().map(claim -> claim.entry().sequence()).toList();
+    String where = " WHERE claim_token = ? AND " + WAITING + " AND seq IN " + placeholders(ids.size());
     String retire = retention.deletesOnDelivery()
         ? "DELETE FROM " + table + where
         : "UPDATE " + table + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
@@ -264,7 +342,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     if (dialect.supportsReturning()) {
       return autoCommit("markDelivered", c -> {
         try (PreparedStatement statement = c.prepareStatement(retire + " RETURNING id")) {
-          bindRetire(statement, offset, token, ids, now);
+          bindRetire(statement, offset, token, seqs, now);
           Set<UUID> retired = new HashSet<>();
           try (ResultSet result = statement.executeQuery()) {
             while (result.next()) {
@@ -278,7 +356,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     // No RETURNING: optimistic single statement; only when some claims were lost, redo it learning which.
     Boolean allApplied = inTransaction("markDelivered", c -> {
       try (PreparedStatement statement = c.prepareStatement(retire)) {
-        bindRetire(statement, offset, token, ids, now);
+        bindRetire(statement, offset, token, seqs, now);
         if (statement.executeUpdate() == ids.size()) {
           return true;
         }
@@ -293,7 +371,7 @@ public final class JdbcOutboxStore implements OutboxStore {
       Set<UUID> held = new HashSet<>();
       try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + table + where + " FOR UPDATE")) {
         dialect.setUuid(lock, 1, token);
-        bindIds(lock, 2, ids);
+        bindSeqs(lock, 2, seqs);
         try (ResultSet result = lock.executeQuery()) {
           while (result.next()) {
             held.add(dialect.getUuid(result, "id"));
@@ -301,20 +379,20 @@ public final class JdbcOutboxStore implements OutboxStore {
         }
       }
       try (PreparedStatement statement = c.prepareStatement(retire)) {
-        bindRetire(statement, offset, token, ids, now);
+        bindRetire(statement, offset, token, seqs, now);
         statement.executeUpdate();
       }
       return held;
     });
   }
 
-  private void bindRetire(PreparedStatement statement, int offset, UUID token, List<UUID> ids, Instant now)
+  private void bindRetire(PreparedStatement statement, int offset, UUID token, List<Long> seqs, Instant now)
       throws SQLException {
     if (offset == 2) {
       dialect.setInstant(statement, 1, now);
     }
     dialect.setUuid(statement, offset, token);
-    bindIds(statement, offset + 1, ids);
+    bindSeqs(statement, offset + 1, seqs);
   }
 
   @Override
@@ -618,12 +696,6 @@ public final class JdbcOutboxStore implements OutboxStore {
       }
     }
     return entries;
-  }
-
-  private void bindIds(PreparedStatement statement, int first, List<UUID> ids) throws SQLException {
-    for (int i = 0; i < ids.size(); i++) {
-      dialect.setUuid(statement, first + i, ids.get(i));
-    }
   }
 
   private static String placeholders(int count) {

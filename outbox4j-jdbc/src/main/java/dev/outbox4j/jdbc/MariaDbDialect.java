@@ -75,6 +75,29 @@ public final class MariaDbDialect implements JdbcDialect {
     return "DELETE FROM " + table + " WHERE " + where + " ORDER BY " + orderBy + " LIMIT ?";
   }
 
+  /**
+   * The window walks the primary key ({@code seq}) in order; the head check is one probe of
+   * {@code (head_key, key_seq)}, where {@code head_key} is the ordering key of undelivered rows only.
+   */
+  @Override
+  public String claimWindow(TableNames names) {
+    return ClaimSql.window(names.qualified("outbox"), "", "h.head_key = c.ordering_key");
+  }
+
+  /**
+   * Heads by a loose index scan ("Using index for group-by": {@code MIN(key_seq) ... GROUP BY head_key} jumps from
+   * key to key in {@code (head_key, key_seq)}), then one probe per head. Unkeyed entries from
+   * {@code (unkeyed_waiting, seq)}.
+   */
+  @Override
+  public String claimHeadsAndUnkeyed(TableNames names) {
+    String table = names.qualified("outbox");
+    String heads = "(SELECT h.seq, h.status, h.available_at, h.lease_until FROM (SELECT g.head_key,"
+        + " MIN(g.key_seq) AS key_seq FROM " + table + " g WHERE g.head_key IS NOT NULL GROUP BY g.head_key) a"
+        + " JOIN " + table + " h ON h.head_key = a.head_key AND h.key_seq = a.key_seq) heads";
+    return ClaimSql.headsAndUnkeyed(table, "", heads, "u.unkeyed_waiting = 1");
+  }
+
   @Override
   public String toString() {
     return "MariaDbDialect";

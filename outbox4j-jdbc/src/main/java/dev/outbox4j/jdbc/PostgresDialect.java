@@ -57,6 +57,33 @@ public final class PostgresDialect implements JdbcDialect {
     return "SELECT pg_notify(?, '')";
   }
 
+  /** The window; the head check is one probe of the partial index on {@code (ordering_key, key_seq)}. */
+  @Override
+  public String claimWindow(TableNames names) {
+    return ClaimSql.window(names.qualified("outbox"), "",
+        "h.ordering_key = c.ordering_key AND h.status <> 'DELIVERED'");
+  }
+
+  /**
+   * Heads by a recursive skip scan: each step descends the partial index on {@code (ordering_key, key_seq)} (only
+   * undelivered keyed rows are in it) to the next key, and a LATERAL probe reads that key's first entry. Unkeyed
+   * entries come from the partial index {@code ix_outbox_claim_unkeyed}.
+   */
+  @Override
+  public String claimHeadsAndUnkeyed(TableNames names) {
+    String table = names.qualified("outbox");
+    String keyed = "h.status <> 'DELIVERED' AND h.ordering_key IS NOT NULL";
+    String with = "WITH RECURSIVE active (k) AS ("
+        + "(SELECT h.ordering_key FROM " + table + " h WHERE " + keyed + " ORDER BY h.ordering_key LIMIT 1)"
+        + " UNION ALL SELECT (SELECT h.ordering_key FROM " + table + " h WHERE " + keyed
+        + " AND h.ordering_key > active.k ORDER BY h.ordering_key LIMIT 1) FROM active WHERE active.k IS NOT NULL),"
+        + " heads AS (SELECT f.seq, f.status, f.available_at, f.lease_until FROM active CROSS JOIN LATERAL"
+        + " (SELECT h.seq, h.status, h.available_at, h.lease_until FROM " + table + " h"
+        + " WHERE h.ordering_key = active.k AND h.status <> 'DELIVERED' ORDER BY h.key_seq LIMIT 1) f) ";
+    return ClaimSql.headsAndUnkeyed(table, with, "heads",
+        "u.status IN ('PENDING', 'FAILED') AND u.ordering_key IS NULL");
+  }
+
   @Override
   public String toString() {
     return "PostgresDialect";

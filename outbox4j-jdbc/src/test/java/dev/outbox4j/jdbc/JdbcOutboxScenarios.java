@@ -203,11 +203,7 @@ abstract class JdbcOutboxScenarios {
     int perWriter = 40;
     int keys = 50;
     Object[] monitors = new Object[keys];
-    Map<String, List<String>> committed = new ConcurrentHashMap<>();
-    for (int k = 0; k < keys; k++) {
-      monitors[k] = new Object();
-      committed.put("key-" + k, Collections.synchronizedList(new ArrayList<>()));
-    }
+    Map<String, List<String>> committed = commitRecord(monitors);
     ExecutorService threads = Executors.newFixedThreadPool(writers);
     try {
       List<Future<?>> runs = new ArrayList<>();
@@ -332,6 +328,179 @@ abstract class JdbcOutboxScenarios {
       for (Claim claim : held) {
         assertThat(store.find(claim.id())).isEmpty();
       }
+    }
+  }
+
+  /**
+   * Same-key pairs committed while a claim is scanning: a standing backlog behind ten leased heads keeps a scan that
+   * walks waiting entries busy, and a writer commits entry N and then N+1 of a fresh key over and over meanwhile. Every
+   * entry a claim hands out must be the oldest undelivered of its key at that moment, and no key may ever have two
+   * entries claimed at once. Nothing is delivered during the test and N always commits before N+1, so any claimed
+   * N+1 (or any backlog entry, whose heads are leased for an hour) was handed out while an earlier entry of its key
+   * was undelivered: the check needs no query.
+   */
+  @Test
+  final void a_claim_never_hands_out_an_entry_whose_earlier_same_key_entry_committed_during_its_scan()
+      throws Exception {
+    Duration lease = Duration.ofHours(1);
+    try (Connection c = pool().getConnection()) {
+      c.setAutoCommit(false);
+      List<Message> batch = new ArrayList<>();
+      for (int i = 0; i < 20_000; i++) {
+        batch.add(keyed("backlog-" + (i % 10), "b" + i));
+        if (batch.size() == 1_000) {
+          outbox.writeAll(c, batch);
+          c.commit();
+          batch.clear();
+        }
+      }
+    }
+    assertThat(store.claim(100, clock.instant(), lease)).as("the backlog's heads, now in flight").hasSize(10);
+
+    java.util.concurrent.atomic.AtomicBoolean claiming = new java.util.concurrent.atomic.AtomicBoolean(true);
+    AtomicInteger pairs = new AtomicInteger();
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    Future<?> writing = writer.submit(() -> {
+      try (Connection c = pool().getConnection()) {
+        c.setAutoCommit(false);
+        for (int pair = 0; claiming.get(); pair++) {
+          outbox.write(c, keyed("pair-" + pair, "N"));
+          c.commit();
+          outbox.write(c, keyed("pair-" + pair, "N+1"));
+          c.commit();
+          pairs.incrementAndGet();
+        }
+      }
+      return null;
+    });
+    Map<String, UUID> inFlight = new HashMap<>();
+    List<String> violations = new ArrayList<>();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+      for (int round = 0; round < 200 && System.nanoTime() < deadline; round++) {
+        for (Claim claim : store.claim(1_000, clock.instant(), lease)) {
+          String key = claim.message().orderingKey().orElseThrow();
+          UUID earlier = inFlight.putIfAbsent(key, claim.id());
+          if (earlier != null) {
+            violations.add(key + ": " + text(claim.message()) + " claimed while " + earlier + " was in flight");
+          }
+          if (!text(claim.message()).equals("N")) {
+            violations.add(key + ": " + text(claim.message()) + " claimed while an earlier entry was undelivered");
+          }
+        }
+      }
+    } finally {
+      claiming.set(false);
+      writing.get(60, TimeUnit.SECONDS);
+      writer.shutdownNow();
+    }
+    assertThat(pairs.get()).as("pairs committed during the claims").isGreaterThan(10);
+    assertThat(violations).isEmpty();
+  }
+
+  /**
+   * Four writers commit transactions of one to three keyed messages (keys taken in sorted order, so writers never
+   * deadlock one another) while three relays, each with its own pool, drain the table. The relays must never make a
+   * writer's own transaction fail (a deadlock victim, a lock timeout), and every key's delivery order must be its
+   * commit order.
+   */
+  @Test
+  final void writers_and_three_relays_run_together_and_no_writer_transaction_fails_because_of_them()
+      throws Exception {
+    int writers = 4;
+    int perWriter = 150;
+    int keys = 20;
+    Object[] monitors = new Object[keys];
+    Map<String, List<String>> committed = commitRecord(monitors);
+    Map<String, List<String>> delivered = new ConcurrentHashMap<>();
+    Transport transport = InProcessTransport.consuming(m -> delivered
+        .computeIfAbsent(m.orderingKey().orElseThrow(), x -> Collections.synchronizedList(new ArrayList<>()))
+        .add(text(m)));
+    List<Throwable> writerFailures = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger total = new AtomicInteger();
+    List<HikariDataSource> pools = new ArrayList<>();
+    List<Relay> relays = new ArrayList<>();
+    ExecutorService threads = Executors.newFixedThreadPool(writers);
+    try {
+      for (int r = 0; r < 3; r++) {
+        HikariDataSource relayPool = database().newPool(prefix(), 3);
+        pools.add(relayPool);
+        JdbcOutboxStore own = JdbcOutboxStore.builder(relayPool).withTablePrefix(prefix()).withClock(clock).build();
+        Relay relay = Relay.builder(own, transport).withClock(clock).withBatchSize(50)
+            .withPollInterval(Duration.ofMillis(1), Duration.ofMillis(20)).build();
+        relays.add(relay);
+        relay.start();
+      }
+      List<Future<?>> runs = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        int writer = w;
+        runs.add(threads.submit(() -> {
+          Random random = new Random(writer);
+          for (int i = 0; i < perWriter; i++) {
+            java.util.TreeSet<Integer> chosen = new java.util.TreeSet<>();
+            int count = 1 + random.nextInt(3);
+            while (chosen.size() < count) {
+              chosen.add(random.nextInt(keys));
+            }
+            try (Connection c = pool().getConnection()) {
+              c.setAutoCommit(false);
+              try {
+                List<String> payloads = new ArrayList<>();
+                for (int k : chosen) {
+                  String payload = "key-" + k + "/w" + writer + "/" + i;
+                  outbox.write(c, keyed("key-" + k, payload));
+                  payloads.add(payload);
+                }
+                LockSupport.parkNanos(random.nextInt(2_000_000));
+                commitRecording(c, chosen, payloads, monitors, committed);
+                total.addAndGet(count);
+              } catch (SQLException | OutboxException e) {
+                writerFailures.add(e);
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> run : runs) {
+        run.get(180, TimeUnit.SECONDS);
+      }
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(120))
+          .until(() -> delivered.values().stream().mapToInt(List::size).sum() >= total.get());
+    } finally {
+      threads.shutdownNow();
+      relays.forEach(Relay::close);
+      pools.forEach(HikariDataSource::close);
+    }
+
+    assertThat(writerFailures).as("writer transactions that failed").isEmpty();
+    committed.values().removeIf(List::isEmpty);
+    assertThat(delivered).isEqualTo(committed);
+  }
+
+  /** @return an empty commit record per key ({@code key-0}, ...), filling {@code monitors} with one monitor per key */
+  private static Map<String, List<String>> commitRecord(Object[] monitors) {
+    Map<String, List<String>> committed = new ConcurrentHashMap<>();
+    for (int k = 0; k < monitors.length; k++) {
+      monitors[k] = new Object();
+      committed.put("key-" + k, Collections.synchronizedList(new ArrayList<>()));
+    }
+    return committed;
+  }
+
+  /** Commits while holding the monitors of every key written (in key order), so the recorded order is commit order. */
+  private static void commitRecording(Connection c, java.util.NavigableSet<Integer> keys, List<String> payloads,
+      Object[] monitors, Map<String, List<String>> committed) throws SQLException {
+    if (keys.isEmpty()) {
+      c.commit();
+      for (String payload : payloads) {
+        committed.get(payload.substring(0, payload.indexOf('/'))).add(payload);
+      }
+      return;
+    }
+    synchronized (monitors[keys.first()]) {
+      commitRecording(c, keys.tailSet(keys.first(), false), payloads, monitors, committed);
     }
   }
 

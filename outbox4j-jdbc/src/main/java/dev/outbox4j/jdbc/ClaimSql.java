@@ -1,0 +1,77 @@
+package dev.outbox4j.jdbc;
+
+/**
+ * The text of the claim's statements, assembled from the pieces each dialect supplies (how a key's head is found, how
+ * the unkeyed lane is indexed). Package-private: the dialects call it, {@link JdbcOutboxStore} runs what they return.
+ *
+ * <h2>Why the claim is three looks and not one scan</h2>
+ * A single scan of waiting entries in {@code seq} order that keeps the heads of keys is cheap while most waiting
+ * entries are heads, and ruinous when a few keys have long queues: every entry behind a head is read and rejected, on
+ * every claim. So the claim looks in up to three places, each bounded by what it returns rather than by the backlog:
+ * <ol>
+ *   <li><b>the window</b>: the first {@code W} waiting entries by {@code seq} (oldest first, as before), each marked
+ *       claimable or not; when fewer than {@code W} entries wait, or the window already holds enough claimable ones,
+ *       this is the whole answer;
+ *   <li><b>the heads</b>: otherwise, one index descent per key with undelivered entries finds each key's head, and the
+ *       claimable heads are kept (cost: the number of such keys, never the entries behind them);
+ *   <li><b>the unkeyed lane</b>: with the heads, claimable unkeyed entries in {@code seq} order from an index of
+ *       their own, so unkeyed work behind a keyed backlog is not starved.
+ * </ol>
+ * These reads only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent
+ * snapshot. The candidates are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, which re-reads each row
+ * as last committed and re-checks its own state (waiting, available, no unexpired lease), and claimed.
+ *
+ * <h2>Why a candidate found in a snapshot is still its key's head when it is locked</h2>
+ * A key's numbers ({@code key_seq}) are allocated in commit order under the key's lock (docs/schema.md), so every
+ * earlier entry of a key committed before the candidate did, and is therefore in any snapshot that holds the
+ * candidate. In that snapshot it was delivered or gone, and neither ever becomes waiting again through the claim face.
+ * So a candidate that was the head in the snapshot is the head when it is locked, on every database, whatever
+ * commits in between; and the lock's re-check rejects it if meanwhile another relay claimed or finished it. (The old
+ * single statement broke this on MariaDB: its locking scan read rows committed after its subquery's snapshot.)
+ */
+final class ClaimSql {
+  /** A waiting entry's own claimability: available and not under an unexpired lease. Parameters: now, now. */
+  static String ready(String alias) {
+    return alias + ".available_at <= ? AND (" + alias + ".lease_until IS NULL OR " + alias + ".lease_until <= ?)";
+  }
+
+  private ClaimSql() {}
+
+  /**
+   * @param table the qualified outbox table
+   * @param seqOrderHint text after the window's table alias that makes the database read {@code seq} order from an
+   *     index (H2 needs one), or empty
+   * @param undeliveredOfKey a condition over {@code h} (the table again) and {@code c} (the window's entry): {@code h}
+   *     is an undelivered entry of {@code c}'s key, answerable from an index on {@code (key, key_seq)}
+   * @return the window statement. Parameters: now, now, window size. Rows: {@code seq}, {@code claimable} (1 or 0),
+   *     in {@code seq} order
+   */
+  static String window(String table, String seqOrderHint, String undeliveredOfKey) {
+    // "c is its key's first undelivered entry" as ORDER BY ... LIMIT 1, never NOT EXISTS (... key_seq < ...): with one
+    // huge key, PostgreSQL's planner costed the NOT EXISTS probe as a sequential scan (it expects a match at once).
+    return "SELECT c.seq, CASE WHEN " + ready("c") + " AND (c.ordering_key IS NULL OR c.key_seq = (SELECT h.key_seq"
+        + " FROM " + table + " h WHERE " + undeliveredOfKey + " ORDER BY h.key_seq LIMIT 1)) THEN 1 ELSE 0 END"
+        + " AS claimable"
+        + " FROM (SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
+        + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') ORDER BY w.seq LIMIT ?) c ORDER BY c.seq";
+  }
+
+  /**
+   * @param table the qualified outbox table
+   * @param with a {@code WITH} clause the heads source needs, or empty
+   * @param heads a row source (a name from {@code with}, or a parenthesised derived table), aliased {@code heads},
+   *     with the columns {@code seq, status, available_at, lease_until} of every key's head (its undelivered entry
+   *     with the smallest {@code key_seq}), one row per key with undelivered entries
+   * @param unkeyedWaiting a condition over {@code u} selecting waiting unkeyed entries through an index in
+   *     {@code seq} order
+   * @return the heads-and-unkeyed statement. Parameters: now, now (heads), now, now, limit (unkeyed), limit. Rows:
+   *     {@code seq}, ascending
+   */
+  static String headsAndUnkeyed(String table, String with, String heads, String unkeyedWaiting) {
+    return with + "SELECT x.seq FROM ("
+        + "SELECT heads.seq FROM " + heads + " WHERE heads.status IN ('PENDING', 'FAILED') AND " + ready("heads")
+        + " UNION ALL SELECT u.seq FROM (SELECT u.seq FROM " + table + " u WHERE " + unkeyedWaiting + " AND "
+        + ready("u") + " ORDER BY u.seq LIMIT ?) u"
+        + ") x ORDER BY x.seq LIMIT ?";
+  }
+}
