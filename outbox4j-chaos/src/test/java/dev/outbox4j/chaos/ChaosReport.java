@@ -40,11 +40,23 @@ import java.util.UUID;
  */
 record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
     long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
-    long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills, int relayCrashes,
-    long seconds) {
+    long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills,
+    int relayCrashes, long seconds) {
 
-  /** The per-run checks that are not counts from the relays and the table. */
-  record Delivery(Set<UUID> missing, long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates,
+  /**
+   * What the consumer's arrivals show against the commit record.
+   *
+   * @param missing committed messages never received
+   * @param rolledBackDelivered rolled back and yet received
+   * @param unknownDelivered received, neither committed nor rolled back
+   * @param orderViolations first arrivals after a later-committed message of their key
+   * @param duplicates arrivals beyond the first of a message
+   * @param lateCopies duplicates that arrived after a later message of their key
+   * @param committed messages committed
+   * @param examples the first few order violations, described
+   */
+  record Delivery(Set<UUID> missing, long rolledBackDelivered, long unknownDelivered, long orderViolations,
+      long duplicates,
       long lateCopies, long committed, List<String> examples) {
     /** @return committed messages never received */
     long lost() {
@@ -117,14 +129,15 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
    *     resumed, acted on none of its expired claims (refused by the store, or dropped unsent)
    */
   boolean kept() {
-    return lost == 0 && vanished == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0 && stuck == 0
-        && quarantined == 0 && frozenRefused + frozenUnsent > 0;
+    return lost == 0 && vanished == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0
+        && stuck == 0 && quarantined == 0 && frozenRefused + frozenUnsent > 0;
   }
 
   /** @return the one-line summary the docs quote */
   String summary() {
     return "chaos " + label + ": committed=" + committed + " rolledBack=" + rolledBack + " received=" + received
-        + " lost=" + lost + " (marked delivered " + vanished + ") rolledBackDelivered=" + rolledBackDelivered + " invented=" + unknownDelivered
+        + " lost=" + lost + " (marked delivered " + vanished + ") rolledBackDelivered=" + rolledBackDelivered
+        + " invented=" + unknownDelivered
         + " orderViolations=" + orderViolations + " stuck=" + stuck + " quarantined=" + quarantined
         + " claimsLost=" + claimsLost + " frozenRelay(refused=" + frozenRefused + " unsent=" + frozenUnsent
         + ") duplicates=" + duplicates

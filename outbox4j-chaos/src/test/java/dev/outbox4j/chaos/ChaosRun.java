@@ -117,7 +117,8 @@ final class ChaosRun {
       long[] aftermath = fleet.frozenAftermath();
       long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L);
       ChaosReport report = new ChaosReport(runLabel, delivery.committed(), fleet.rolledBack().size(),
-          received.size(), delivery.lost(), markedDelivered(database, delivery.missing()), delivery.rolledBackDelivered(), delivery.unknownDelivered(),
+          received.size(), delivery.lost(), markedDelivered(database, delivery.missing()),
+          delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
           statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());

@@ -34,7 +34,8 @@ import java.util.Objects;
 record ChaosScenario(String form, int writers, int threadsPerWriter, Duration writeFor, Duration maxPause,
     double rollbackShare, int keys, int hotKeys, double hotShare, int relays, Duration relaysAfter, int relayKills,
     Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
-    Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts, Duration giveUpAfter,
+    Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts,
+    Duration giveUpAfter,
     Duration drainTimeout) {
 
   ChaosScenario {

@@ -18,14 +18,7 @@ import java.util.UUID;
  * {@code mariadbd} as a child process on a free port and a socket in that directory, crashed with SIGKILL (InnoDB
  * recovers from its redo log on the restart).
  *
- * <p>Commit order: MariaDB has no commit timestamps, and an {@code AUTO_INCREMENT} value is handed out at insert time
- * without a lock held to the commit (so a transaction that inserts first may commit last). Instead, the last statement
- * of every writer transaction takes a <em>commit ticket</em>: {@code UPDATE chaos_clock SET tick = tick + 1} on one
- * row, and records the new value with the message in {@code chaos_committed}. The update's row lock is held until the
- * transaction ends, so the next writer gets the next ticket only after this one has committed (or rolled back, which
- * undoes the increment and leaves no record): among committed transactions, ticket order is commit order. No deadlock
- * is possible, since the ticket is the last lock a writer takes and its holder waits for nothing but its own commit.
- * The cost is that commits of all writers pass one at a time through that row, which a test can afford.
+ * <p>Commit order comes from a commit ticket ({@link CommitRecord#MARIADB}).
  * ({@code innodb_flush_log_at_trx_commit = 2} loses nothing here: a killed server process leaves the operating
  * system's page cache intact.)
  */

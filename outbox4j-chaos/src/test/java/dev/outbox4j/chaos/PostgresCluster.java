@@ -15,14 +15,9 @@ import java.util.UUID;
  * (no checkpoint: the restart replays the WAL, as after a crash). {@code initdb} refuses to run as root, so as root the
  * cluster belongs to the {@code postgres} OS user ({@code runuser}).
  *
- * <p>Commit order: every writer inserts a row into {@code chaos_committed} in its own transaction and never updates
- * it, so the row's {@code xmin} is the writer's transaction id and {@code pg_xact_commit_timestamp(xmin)} the time its
- * commit record was written. For two transactions of one key the timestamps are taken one after the other: PostgreSQL
- * stamps a commit while writing its commit record, and the second transaction of a key cannot reach its commit record
- * before the first has committed and released the key's row lock (or, without such a lock, the stamps still follow
- * the order of the commit records). The ordering is read from the server's commit log, never from the library's
- * sequence numbers. ({@code fsync = off} loses nothing here: a crash of the server process leaves the operating
- * system's page cache intact.)
+ * <p>The cluster runs with {@code track_commit_timestamp = on}, which {@link CommitRecord#POSTGRESQL} reads commit
+ * order from. ({@code fsync = off} loses nothing here: a crash of the server process leaves the operating system's
+ * page cache intact.)
  */
 final class PostgresCluster implements ChaosDatabase {
   private static final Path BIN = Path.of("/usr/lib/postgresql/15/bin");

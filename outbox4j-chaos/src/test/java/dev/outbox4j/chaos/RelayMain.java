@@ -49,7 +49,8 @@ public final class RelayMain {
     Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
     Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
     RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
-        .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts")).withGiveUpAfter(args.duration("giveUpAfter")).build();
+        .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts"))
+        .withGiveUpAfter(args.duration("giveUpAfter")).build();
     Relay relay = Relay.builder(store, transport)
         .withLease(lease)
         .withDeliveryTimeout(deliveryTimeout)
@@ -99,7 +100,8 @@ public final class RelayMain {
   private static Transport transport(ChildArguments args, String name) {
     switch (args.text("transport")) {
       case "ledger" -> {
-        HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 2); // the shared server's connections are few
+        // two connections: the shared server's are few, and the relay sends one message of a key at a time
+        HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 2);
         return InProcessTransport.of(message -> {
           try (Connection connection = ledger.getConnection();
               PreparedStatement insert = connection.prepareStatement(
@@ -141,8 +143,8 @@ public final class RelayMain {
     @Override
     public void onBatch(BatchReport report) {
       if (report.result().claimed() > 0) {
-        OUT.println("BATCH " + Instant.now() + " " + report.result() + " claim=" + report.claimTime().toMillis() + "ms waited=" + report.deliveryTime().toMillis()
-            + "ms");
+        OUT.println("BATCH " + Instant.now() + " " + report.result() + " claim=" + report.claimTime().toMillis()
+            + "ms waited=" + report.deliveryTime().toMillis() + "ms");
       }
     }
 
