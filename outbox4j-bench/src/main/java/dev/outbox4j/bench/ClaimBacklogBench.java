@@ -173,32 +173,38 @@ public final class ClaimBacklogBench {
         delivered / seconds, delivered / seconds / 5);
   }
 
-  /** One writer, one keyed message per transaction over 1,000 keys: the V1 schema, then V1 + V2, alternately. */
+  /**
+   * One writer, one message per transaction (keyed over 1,000 keys, or unkeyed): the V1 schema, then V1 + V2,
+   * alternately, five rounds each.
+   */
   private void writes(HikariDataSource pool, int writes) throws Exception {
-    JdbcOutboxStore store = fresh(pool);
-    JdbcOutbox writer = store.outbox();
-    double[] before = new double[5];
-    double[] after = new double[5];
-    for (int round = 0; round < before.length; round++) {
-      undoClaimMigration();
-      before[round] = writeMicros(pool, writer, writes);
-      fresh(pool);
-      after[round] = writeMicros(pool, writer, writes);
+    for (boolean keyed : new boolean[] {true, false}) {
+      JdbcOutboxStore store = fresh(pool);
+      JdbcOutbox writer = store.outbox();
+      double[] before = new double[5];
+      double[] after = new double[5];
+      for (int round = 0; round < before.length; round++) {
+        undoClaimMigration();
+        before[round] = writeMicros(pool, writer, writes, keyed);
+        fresh(pool);
+        after[round] = writeMicros(pool, writer, writes, keyed);
+      }
+      Arrays.sort(before);
+      Arrays.sort(after);
+      System.out.printf("%s write + commit, 1 writer, %,d per round, median of 5 rounds: V1 schema %.0f µs,"
+          + " V1+V2 schema %.0f µs (rounds: %s vs %s)%n", keyed ? "keyed" : "unkeyed", writes, before[2], after[2],
+          Arrays.toString(before), Arrays.toString(after));
     }
-    Arrays.sort(before);
-    Arrays.sort(after);
-    System.out.printf("keyed write + commit, 1 writer, %,d per round, median of 5 rounds: V1 schema %.0f µs,"
-        + " V1+V2 schema %.0f µs (rounds: %s vs %s)%n", writes, before[2], after[2], Arrays.toString(before),
-        Arrays.toString(after));
   }
 
-  private double writeMicros(HikariDataSource pool, JdbcOutbox writer, int writes) throws SQLException {
+  private double writeMicros(HikariDataSource pool, JdbcOutbox writer, int writes, boolean keyed)
+      throws SQLException {
     execute("DELETE FROM " + outbox, "DELETE FROM " + PREFIX + "outbox_key");
     long start = System.nanoTime();
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       for (int i = 0; i < writes; i++) {
-        writer.write(c, Outbox4jTables.message("key-" + (i % 1_000)));
+        writer.write(c, Outbox4jTables.message(keyed ? "key-" + (i % 1_000) : null));
         c.commit();
       }
       c.setAutoCommit(true);

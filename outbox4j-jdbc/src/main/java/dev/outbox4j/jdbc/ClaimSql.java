@@ -17,6 +17,8 @@ package dev.outbox4j.jdbc;
  *   <li><b>the unkeyed lane</b>: with the heads, claimable unkeyed entries in {@code seq} order from an index of
  *       their own, so unkeyed work behind a keyed backlog is not starved.
  * </ol>
+ * The heads and the unkeyed lane together are a complete answer on their own; {@link JdbcOutboxStore} goes to them
+ * directly while the window keeps being clogged.
  * These reads only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent
  * snapshot. The candidates are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, which re-reads each row
  * as last committed and re-checks its own state (waiting, available, no unexpired lease), and claimed.

@@ -31,7 +31,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -106,6 +105,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   private final String table;
   private final String claimWindow;
   private final String claimHeadsAndUnkeyed;
+  /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
+  private volatile boolean headsFirst;
 
   private JdbcOutboxStore(Builder builder) {
     this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
@@ -204,13 +205,24 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   /**
    * Finds up to {@code 2 × limit} candidates (the spare ones let concurrent relays that found the same candidates
-   * share them instead of one of them coming back empty): the window first, the heads and the unkeyed lane only when
-   * the window was full and still short of {@code limit}. Reads only, no locks; see {@link ClaimSql}.
+   * share them instead of one of them coming back empty). Reads only, no locks; see {@link ClaimSql}.
+   *
+   * <p>The heads-and-unkeyed statement alone is always a complete answer (every claimable entry is a key's head or
+   * unkeyed); the window is a cheaper way to the same answer while the oldest waiting entries are mostly claimable.
+   * So the window goes first, and the heads only when the window was full yet short; once that happened, the next
+   * claims go to the heads directly (a backlog behind a few keys stays clogged for a while) until the heads alone
+   * yield a full batch again, a sign that the window would do. This is only a hint shared by the callers of this
+   * store; correctness never depends on it.
    *
    * @return candidate {@code seq}s, ascending
    */
   private List<Long> candidates(Connection connection, int limit, Instant now) throws SQLException {
     int spare = 2 * limit;
+    if (headsFirst) {
+      List<Long> heads = headsAndUnkeyed(connection, spare, now);
+      headsFirst = heads.size() < limit;
+      return heads;
+    }
     List<Long> found = new ArrayList<>();
     int windowRows = 0;
     try (PreparedStatement window = connection.prepareStatement(claimWindow)) {
@@ -229,21 +241,28 @@ public final class JdbcOutboxStore implements OutboxStore {
     if (windowRows < spare || found.size() >= limit) {
       return found;
     }
-    TreeSet<Long> merged = new TreeSet<>(found);
-    try (PreparedStatement beyond = connection.prepareStatement(claimHeadsAndUnkeyed)) {
-      dialect.setInstant(beyond, 1, now);
-      dialect.setInstant(beyond, 2, now);
-      dialect.setInstant(beyond, 3, now);
-      dialect.setInstant(beyond, 4, now);
-      beyond.setInt(5, spare);
-      beyond.setInt(6, spare);
-      try (ResultSet rows = beyond.executeQuery()) {
+    List<Long> heads = headsAndUnkeyed(connection, spare, now);
+    headsFirst = heads.size() < limit;
+    return heads;
+  }
+
+  /** @return the seqs of up to {@code max} claimable key heads and unkeyed entries, ascending */
+  private List<Long> headsAndUnkeyed(Connection connection, int max, Instant now) throws SQLException {
+    List<Long> found = new ArrayList<>();
+    try (PreparedStatement heads = connection.prepareStatement(claimHeadsAndUnkeyed)) {
+      dialect.setInstant(heads, 1, now);
+      dialect.setInstant(heads, 2, now);
+      dialect.setInstant(heads, 3, now);
+      dialect.setInstant(heads, 4, now);
+      heads.setInt(5, max);
+      heads.setInt(6, max);
+      try (ResultSet rows = heads.executeQuery()) {
         while (rows.next()) {
-          merged.add(rows.getLong("seq"));
+          found.add(rows.getLong("seq"));
         }
       }
     }
-    return merged.stream().limit(spare).toList();
+    return found;
   }
 
   /** Locks the candidates still claimable as last committed, skipping those another relay holds, and claims them. */
