@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract every {@link Transport} passes against its real broker (SPEC §5): payload bytes verbatim, the message id
  * and headers as broker headers, success only after the broker confirmed, failures classified as retryable or
- * permanent, and a batch delivered concurrently.
+ * permanent, a bound on every answer ({@link Transport#maxAnswerTime()}) that the transport states and keeps, and a
+ * batch delivered concurrently.
  *
  * <p>Subclass it, point the abstract methods at a running broker, and every test runs. Each test gets a fresh
  * {@link #destination()} from {@link #prepareDestination()}, so tests never see each other's messages.
@@ -186,6 +187,23 @@ public abstract class TransportContract {
       assertThat(outcome).isInstanceOf(DeliveryOutcome.Retryable.class);
     } catch (Exception e) {
       throw new AssertionError("an unreachable broker must fail within " + WAIT, e);
+    } finally {
+      unreachable.close();
+    }
+  }
+
+  @Test
+  public final void the_transport_states_its_bound_and_an_unreachable_broker_is_answered_within_it() throws Exception {
+    assertThat(transport().maxAnswerTime()).as("a broker transport states how long a send can take (maxAnswerTime)")
+        .isPositive();
+    Transport unreachable = unreachableTransport();
+    try {
+      long start = System.nanoTime();
+      unreachable.deliver(message(new byte[] {9})).toCompletableFuture()
+          .handle((outcome, error) -> outcome).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(took).as("answered within maxAnswerTime (%s), with a second to spare for a loaded machine",
+          unreachable.maxAnswerTime()).isLessThanOrEqualTo(unreachable.maxAnswerTime().plusSeconds(1));
     } finally {
       unreachable.close();
     }

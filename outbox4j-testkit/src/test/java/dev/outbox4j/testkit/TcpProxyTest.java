@@ -113,6 +113,26 @@ class TcpProxyTest {
   }
 
   @Test
+  void stall_holds_every_byte_without_closing_and_resume_delivers_them() throws IOException {
+    try (Socket socket = connect()) {
+      assertThat(roundTrip(socket, "before")).isEqualTo("before");
+      proxy.stall();
+      assertThat(proxy.isStalled()).isTrue();
+      socket.setSoTimeout(300);
+      socket.getOutputStream().write("held".getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().flush();
+
+      assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(java.net.SocketTimeoutException.class);
+      assertThat(socket.isClosed()).isFalse();
+
+      proxy.resume();
+      socket.setSoTimeout(10_000);
+      assertThat(new String(socket.getInputStream().readNBytes(4), StandardCharsets.UTF_8)).isEqualTo("held");
+      assertThat(roundTrip(socket, "after")).isEqualTo("after");
+    }
+  }
+
+  @Test
   void a_stall_blocks_the_clients_writes_and_resume_delivers_what_was_buffered() throws Exception {
     try (Socket socket = connect()) {
       assertThat(roundTrip(socket, "before")).isEqualTo("before");
