@@ -137,8 +137,7 @@ final class ChaosRun {
 
   /**
    * Freezes relay 0, resumes it two leases later and looks at its first pass after that. A freeze that caught it
-   * holding no claim (it was idle, or under heavy load the claims seen were another relay's) proves nothing, so it is
-   * tried again a little later, up to three times.
+   * holding no claim proves nothing, so it is tried again a little later, up to three times.
    */
   private void freezeCycle(Timeline timeline, Fleet fleet, int cycle) {
     Duration frozenFor = fleet.freezeRelayZero();
@@ -238,21 +237,14 @@ final class ChaosRun {
     return count;
   }
 
-  /** @return the claim tokens held now on waiting entries */
-  private static Set<String> heldClaims(ChaosDatabase database) {
-    Set<String> tokens = new HashSet<>();
-    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT claim_token FROM "
-            + TableNames.withPrefix(PREFIX).qualified("outbox")
-            + " WHERE claim_token IS NOT NULL AND status IN ('PENDING', 'FAILED')")) {
-      while (rows.next()) {
-        tokens.add(rows.getString(1));
-      }
-    } catch (SQLException e) {
-      log("cannot read held claims: " + e);
+  /** @return whether the process is stopped (SIGSTOP): state {@code T} in {@code /proc/<pid>/stat} */
+  private static boolean isStopped(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
-    return tokens;
   }
 
   private static long waiting(ChaosDatabase database) {
@@ -340,6 +332,8 @@ final class ChaosRun {
     private int kills;
     private int crashes;
 
+    private final Path freezeFlag = directory.resolve("freeze-relay-0.flag").toAbsolutePath();
+
     Fleet(ChildProcesses processes, ChaosDatabase database, ChaosConsumer consumer, TcpProxy proxy) {
       this.processes = processes;
       this.database = database;
@@ -389,6 +383,9 @@ final class ChaosRun {
       args.put("giveUpAfter", scenario.giveUpAfter());
       List<String> arguments = new ArrayList<>(ChildArguments.of(args));
       arguments.addAll(consumer.relayArguments(proxy.port()));
+      if (r == 0) {
+        arguments.add("freezeFlag=" + freezeFlag);
+      }
       String name = "relay-" + r + "-" + incarnations[r]++;
       relays[r] = processes.startJvm(name, RelayMain.class, CHILD_JVM, arguments);
       relayLogs.add(relays[r].log());
@@ -411,11 +408,9 @@ final class ChaosRun {
     }
 
     /**
-     * Freezes relay 0 while it holds claims, and returns how long it must stay frozen: two of its leases and a second.
-     * A relay that keeps up holds its claims for milliseconds per pass, so a freeze at a random instant often finds
-     * it idle and proves nothing. Claims the other relays hold come and go within a pass, so a claim token still
-     * held a second after the freeze is the frozen relay's; without one, the relay is resumed and frozen again a
-     * moment later (bounded).
+     * Freezes relay 0 between a broker's confirmation and the store's record of it, and returns how long it must stay
+     * frozen: two of its leases and a second. The relay stops itself there when a flag file appears
+     * ({@link SelfFreezingTransport}); if it confirms nothing within 20 seconds, it is stopped wherever it is.
      */
     Duration freezeRelayZero() {
       frozen = relays[0];
@@ -424,23 +419,27 @@ final class ChaosRun {
           .map(line -> line.replaceAll(".* lease=(\\d+).*", "$1")).map(Long::parseLong).map(Duration::ofMillis)
           .findFirst().orElse(scenario.lease());
       Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
-      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(30).toNanos();
-      Random jitter = new Random(seed);
-      for (int attempt = 1; attempt <= 10; attempt++) {
-        frozen.freeze();
-        pause(Duration.ofMillis(300));
-        Set<String> before = heldClaims(database);
-        pause(Duration.ofMillis(700));
-        before.retainAll(heldClaims(database));
-        if (!before.isEmpty()) {
-          log("relay 0 frozen holding " + before.size() + " claim token(s), attempt " + attempt);
-          return frozenFor.minusSeconds(1);
-        }
-        frozen.resume();
-        pause(Duration.ofMillis(50 + jitter.nextInt(200)));
+      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(40).toNanos();
+      try {
+        Files.writeString(freezeFlag, "freeze");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      log("relay 0 never held a claim when frozen; frozen anyway");
-      frozen.freeze();
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (System.nanoTime() < deadline && !isStopped(frozen.pid())) {
+        pause(Duration.ofMillis(50));
+      }
+      if (isStopped(frozen.pid())) {
+        log("relay 0 stopped itself after a confirmed delivery");
+      } else {
+        try {
+          Files.deleteIfExists(freezeFlag);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        log("relay 0 confirmed nothing within 20 s; stopped where it was");
+        frozen.freeze();
+      }
       return frozenFor;
     }
 

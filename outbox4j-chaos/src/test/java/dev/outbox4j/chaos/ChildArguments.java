@@ -41,6 +41,11 @@ final class ChildArguments {
     return value;
   }
 
+  /** @return the value, or {@code null} when the argument was not given */
+  String optional(String name) {
+    return values.get(name);
+  }
+
   int integer(String name) {
     return Integer.parseInt(text(name));
   }

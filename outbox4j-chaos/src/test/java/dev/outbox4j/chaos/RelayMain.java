@@ -31,7 +31,8 @@ import javax.sql.DataSource;
  *
  * <p>Transports: {@code ledger}, an in-process transport whose callback inserts the message into the consumer-ledger
  * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected); and
- * {@code rabbitmq}, the real broker, also through a proxy.
+ * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
+ * confirmed delivery when asked to ({@link SelfFreezingTransport}).
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -46,6 +47,9 @@ public final class RelayMain {
     HikariDataSource pool = pool(args.text("url"), "relay-store", 6);
     JdbcOutboxStore store = buildStore(pool, args);
     Transport transport = transport(args, name);
+    if (args.optional("freezeFlag") != null) {
+      transport = new SelfFreezingTransport(transport, java.nio.file.Path.of(args.optional("freezeFlag")));
+    }
     Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
     Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
     RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
