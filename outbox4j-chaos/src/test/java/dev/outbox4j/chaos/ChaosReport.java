@@ -1,0 +1,147 @@
+package dev.outbox4j.chaos;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What a chaos run found, computed from outside the library: what the writers committed (and in which order, from
+ * {@link CommitRecord}), what they rolled back, what the consumer received (in arrival order), what the outbox table
+ * still holds, and what the relays printed. Immutable.
+ *
+ * <p>Order is judged against commit order, per key: the first arrival of a message is a violation when a message of
+ * its key committed after it has already arrived. A repeated arrival is a duplicate (at-least-once delivery allows
+ * them); a duplicate that arrives after a later message of its key is counted apart as a late copy.
+ *
+ * @param label database / transport / form
+ * @param committed messages committed
+ * @param rolledBack transactions rolled back
+ * @param received arrivals, duplicates included
+ * @param lost committed but never received
+ * @param vanished lost although the outbox records them as delivered (a lost message, not a slow one)
+ * @param rolledBackDelivered rolled back and yet received
+ * @param unknownDelivered received, neither committed nor rolled back (invented)
+ * @param orderViolations first arrivals after a later-committed message of their key
+ * @param duplicates arrivals beyond the first of a message
+ * @param lateCopies duplicates that arrived after a later message of their key
+ * @param stuck entries still waiting in the outbox after the drain time
+ * @param quarantined entries quarantined
+ * @param claimsLost claim-lost reports of all relays
+ * @param frozenRefused the frozen relay's first pass after it resumed: completions the store refused (claims lost)
+ * @param frozenUnsent the same pass: expired claims the relay dropped without sending
+ * @param relayKills SIGKILLs of relays
+ * @param relayCrashes relay processes that ended on their own
+ * @param seconds wall-clock length of the run
+ */
+record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
+    long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
+    long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills,
+    int relayCrashes, long seconds) {
+
+  /**
+   * What the consumer's arrivals show against the commit record.
+   *
+   * @param missing committed messages never received
+   * @param rolledBackDelivered rolled back and yet received
+   * @param unknownDelivered received, neither committed nor rolled back
+   * @param orderViolations first arrivals after a later-committed message of their key
+   * @param duplicates arrivals beyond the first of a message
+   * @param lateCopies duplicates that arrived after a later message of their key
+   * @param committed messages committed
+   * @param examples the first few order violations, described
+   */
+  record Delivery(Set<UUID> missing, long rolledBackDelivered, long unknownDelivered, long orderViolations,
+      long duplicates,
+      long lateCopies, long committed, List<String> examples) {
+    /** @return committed messages never received */
+    long lost() {
+      return missing.size();
+    }
+  }
+
+  /**
+   * @param commitOrder every committed message per key, in commit order
+   * @param rolledBack ids of rolled-back messages
+   * @param received arrivals in order
+   * @return the delivery figures
+   */
+  static Delivery judge(Map<String, List<UUID>> commitOrder, Set<UUID> rolledBack, List<UUID> received) {
+    Map<UUID, String> keyOf = new HashMap<>();
+    Map<UUID, Integer> rankOf = new HashMap<>();
+    commitOrder.forEach((key, ids) -> {
+      for (int i = 0; i < ids.size(); i++) {
+        keyOf.put(ids.get(i), key);
+        rankOf.put(ids.get(i), i);
+      }
+    });
+    Set<UUID> seen = new HashSet<>();
+    Map<String, Integer> highest = new HashMap<>();
+    long violations = 0;
+    long duplicates = 0;
+    long lateCopies = 0;
+    long rolledBackDelivered = 0;
+    long unknown = 0;
+    List<String> examples = new ArrayList<>();
+    long arrivals = 0;
+    for (UUID id : received) {
+      arrivals++;
+      boolean first = seen.add(id);
+      String key = keyOf.get(id);
+      if (key == null) {
+        if (first) {
+          if (rolledBack.contains(id)) {
+            rolledBackDelivered++;
+          } else {
+            unknown++;
+          }
+        }
+        continue;
+      }
+      int rank = rankOf.get(id);
+      int before = highest.getOrDefault(key, -1);
+      if (!first) {
+        duplicates++;
+        if (rank < before) {
+          lateCopies++;
+        }
+      } else if (rank < before) {
+        violations++;
+        if (examples.size() < 10) {
+          examples.add("key " + key + ": " + id + " (commit rank " + rank + ") arrived after rank " + before + " ("
+              + commitOrder.get(key).get(before) + "), arrival " + arrivals);
+        }
+      }
+      highest.put(key, Math.max(before, rank));
+    }
+    Set<UUID> missing = new LinkedHashSet<>(keyOf.keySet());
+    missing.removeAll(seen);
+    return new Delivery(missing, rolledBackDelivered, unknown, violations, duplicates, lateCopies,
+        keyOf.size(), examples);
+  }
+
+  /**
+   * @return whether every promise held: nothing lost, invented, reordered, stuck or quarantined, and the frozen relay,
+   *     resumed, had its late completions refused
+   */
+  boolean kept() {
+    return lost == 0 && vanished == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0
+        && stuck == 0 && quarantined == 0 && frozenRefused > 0;
+  }
+
+  /** @return the one-line summary the docs quote */
+  String summary() {
+    return "chaos " + label + ": committed=" + committed + " rolledBack=" + rolledBack + " received=" + received
+        + " lost=" + lost + " (marked delivered " + vanished + ") rolledBackDelivered=" + rolledBackDelivered
+        + " invented=" + unknownDelivered
+        + " orderViolations=" + orderViolations + " stuck=" + stuck + " quarantined=" + quarantined
+        + " claimsLost=" + claimsLost + " frozenRelay(refused=" + frozenRefused + " unsent=" + frozenUnsent
+        + ") duplicates=" + duplicates
+        + " lateCopies=" + lateCopies + " relayKills=" + relayKills + " relayCrashes=" + relayCrashes
+        + " seconds=" + seconds + (kept() ? " PASS" : " FAIL");
+  }
+}

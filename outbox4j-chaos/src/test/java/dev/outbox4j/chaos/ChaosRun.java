@@ -1,0 +1,530 @@
+package dev.outbox4j.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.TableNames;
+import dev.outbox4j.testkit.TcpProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
+
+/**
+ * One chaos run: a database the suite starts and crashes itself, writer processes, relay processes that are killed,
+ * restarted and frozen, a proxy between the relays and their destination that is cut for longer than the retry budget,
+ * and then the judgement ({@link ChaosReport}) from the database's commit record, the consumer, the outbox table and
+ * the relays' logs.
+ *
+ * <p>Why it is shaped this way: every fault is applied from this orchestrating JVM to other processes, on one
+ * timeline, so a run is reproducible in what it injects (the seed fixes the kill times and the writers' keys) even
+ * though the interleavings it provokes are not. Nothing here knows how the library orders, claims or retries; it only
+ * counts what came out against what went in. Every wait is bounded; every process and database it started is gone
+ * when {@link #run} returns or throws.
+ */
+final class ChaosRun {
+  private static final String PREFIX = "chaos_";
+  private static final List<String> CHILD_JVM = List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      "-Xshare:auto");
+
+  private final ChaosScenario scenario;
+  private final String label;
+  private final Path directory;
+  private final long seed;
+
+  private ChaosRun(ChaosScenario scenario, String label, long seed) {
+    this.scenario = scenario;
+    this.label = label;
+    this.seed = seed;
+    this.directory = Path.of("target", "chaos", label.replace('/', '-') + "-" + Instant.now().getEpochSecond());
+  }
+
+  /**
+   * Runs a scenario and reports; never throws because a promise was broken (the report says so).
+   *
+   * @param label names the run's directory under {@code target/chaos}
+   * @param scenario what to inject
+   * @param database starts the database: {@link PostgresCluster#start} or {@link MariaDbServer#start}
+   * @param consumer the far end of the relays, already set up
+   * @param seed fixes kill times, kill targets and the writers' keys
+   * @return the report
+   */
+  static ChaosReport run(String label, ChaosScenario scenario, BiFunction<ChildProcesses, Path, ChaosDatabase> database,
+      ChaosConsumer consumer, long seed) {
+    return new ChaosRun(scenario, label, seed).execute(database, consumer);
+  }
+
+  private ChaosReport execute(BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChaosConsumer consumer) {
+    long started = System.nanoTime();
+    Path databases = Path.of("target", "chaos", "databases");
+    try (ChildProcesses processes = new ChildProcesses(directory.resolve("logs"));
+        ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
+        TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
+      String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form();
+      log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database);
+      prepare(database);
+      Fleet fleet = new Fleet(processes, database, consumer, proxy);
+      Timeline timeline = new Timeline();
+      fleet.startWriters();
+      timeline.at(scenario.relaysAfter(), "start relays", fleet::startRelays);
+      Random random = new Random(seed);
+      long from = scenario.relaysAfter().plusSeconds(2).toMillis();
+      long to = scenario.writeFor().minusSeconds(2).toMillis();
+      for (int k = 0; k < scenario.relayKills(); k++) {
+        timeline.at(Duration.ofMillis(from + (long) (random.nextDouble() * (to - from))), "kill a relay",
+            () -> fleet.killRandomRelay(random));
+      }
+      timeline.at(scenario.databaseCrashAt(), "crash-restart the database",
+          () -> database.crashRestart(scenario.databaseDowntime()));
+      timeline.at(scenario.freezeAt(), "freeze relay 0", () -> freezeCycle(timeline, fleet, 1));
+      timeline.at(scenario.outageAt(), "cut the relays off their destination", proxy::cut);
+      timeline.at(scenario.outageAt().plus(scenario.outage()), "restore the destination", proxy::restore);
+      timeline.play(fleet::supervise);
+      fleet.awaitWriters();
+      Map<String, List<UUID>> commitOrder = readCommitOrder(database);
+      int committed = commitOrder.values().stream().mapToInt(List::size).sum();
+      long drainDeadline = System.nanoTime() + scenario.drainTimeout().toNanos();
+      while (System.nanoTime() < drainDeadline && !(receivedDistinct(consumer) >= committed
+          && waiting(database) == 0)) {
+        fleet.supervise();
+        pause(Duration.ofSeconds(1));
+      }
+      pause(Duration.ofSeconds(2)); // late arrivals after the last check, so they are counted as duplicates
+      fleet.killRelays();
+      List<UUID> received = receivedPatiently(consumer);
+      ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, fleet.rolledBack(), received);
+      Map<String, Long> statuses = statuses(database);
+      long[] aftermath = fleet.frozenAftermath();
+      long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L);
+      ChaosReport report = new ChaosReport(runLabel, delivery.committed(), fleet.rolledBack().size(),
+          received.size(), delivery.lost(), markedDelivered(database, delivery.missing()),
+          delivery.rolledBackDelivered(), delivery.unknownDelivered(),
+          delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
+          statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
+          fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());
+      delivery.examples().forEach(example -> log("order violation: " + example));
+      log(report.summary());
+      Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
+          + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      return report;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      consumer.close();
+    }
+  }
+
+  /**
+   * Freezes relay 0, resumes it two leases later and looks at its first pass after that. A freeze that caught it
+   * holding no claim proves nothing, so it is tried again a little later, up to three times.
+   */
+  private void freezeCycle(Timeline timeline, Fleet fleet, int cycle) {
+    Duration frozenFor = fleet.freezeRelayZero();
+    timeline.after(frozenFor, "resume relay 0", () -> {
+      long[] aftermath = fleet.resumeRelayZero();
+      log("relay 0 resumed; its first pass: " + aftermath[0] + " completion(s) refused, " + aftermath[1]
+          + " expired claim(s) dropped unsent");
+      if (aftermath[0] + aftermath[1] == 0 && cycle < 3) {
+        timeline.after(Duration.ofSeconds(2), "freeze relay 0 again", () -> freezeCycle(timeline, fleet, cycle + 1));
+      }
+    });
+  }
+
+  private static ChaosDatabase startDatabaseAfterLeftovers(
+      BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChildProcesses processes, Path databases) {
+    ChaosDatabase.stopLeftovers(databases, processes);
+    return startDatabase.apply(processes, databases);
+  }
+
+  private void prepare(ChaosDatabase database) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(database.jdbcUrl());
+    config.setMaximumPoolSize(2);
+    try (HikariDataSource pool = new HikariDataSource(config); Connection connection = pool.getConnection()) {
+      JdbcOutboxStore.builder(pool).withTablePrefix(PREFIX).build().migrate();
+      database.commitRecord().create(connection);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot prepare " + database, e);
+    }
+  }
+
+  private static Map<String, List<UUID>> readCommitOrder(ChaosDatabase database) {
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl())) {
+      return database.commitRecord().order(connection);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Map<String, Long> statuses(ChaosDatabase database) {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT status, COUNT(*) FROM "
+            + TableNames.withPrefix(PREFIX).qualified("outbox") + " GROUP BY status")) {
+      while (rows.next()) {
+        counts.put(rows.getString(1), rows.getLong(2));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return counts;
+  }
+
+  /** @return distinct messages received so far, or -1 if the consumer cannot say right now */
+  private static int receivedDistinct(ChaosConsumer consumer) {
+    try {
+      return new HashSet<>(consumer.received()).size();
+    } catch (RuntimeException e) {
+      log("cannot read what the consumer received (retrying): " + e.getMessage());
+      return -1;
+    }
+  }
+
+  /** @return what the consumer received, retrying (bounded) while it cannot answer (a busy shared server) */
+  private static List<UUID> receivedPatiently(ChaosConsumer consumer) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < 30; attempt++) {
+      try {
+        return consumer.received();
+      } catch (RuntimeException e) {
+        last = e;
+        pause(Duration.ofSeconds(1));
+      }
+    }
+    throw last;
+  }
+
+  /** @return how many of these messages the outbox records as delivered */
+  private static long markedDelivered(ChaosDatabase database, Set<UUID> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    long count = 0;
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT id FROM " + TableNames.withPrefix(PREFIX).qualified("outbox")
+            + " WHERE status = 'DELIVERED'")) {
+      while (rows.next()) {
+        if (ids.contains(UUID.fromString(rows.getString(1)))) {
+          count++;
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return count;
+  }
+
+  /** @return whether the process is stopped (SIGSTOP): state {@code T} in {@code /proc/<pid>/stat} */
+  private static boolean isStopped(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static long waiting(ChaosDatabase database) {
+    try {
+      Map<String, Long> counts = statuses(database);
+      return counts.getOrDefault("PENDING", 0L) + counts.getOrDefault("FAILED", 0L);
+    } catch (IllegalStateException e) {
+      return -1;
+    }
+  }
+
+  static void pause(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis()); // pacing the orchestrator's timeline, not waiting for a condition
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void log(String line) {
+    System.out.println("[chaos " + Instant.now() + "] " + line);
+  }
+
+  private static List<String> lines(Path log) {
+    if (!Files.exists(log)) {
+      return List.of();
+    }
+    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+      return lines.toList();
+    } catch (IOException | UncheckedIOException e) {
+      return List.of();
+    }
+  }
+
+  /** The fault timeline: actions at offsets from its start, played in order on the calling thread. */
+  private static final class Timeline {
+    private record Event(long atMillis, long order, String name, Runnable action) {}
+
+    private final PriorityQueue<Event> events = new PriorityQueue<>(
+        (a, b) -> a.atMillis != b.atMillis ? Long.compare(a.atMillis, b.atMillis) : Long.compare(a.order, b.order));
+    private final long start = System.nanoTime();
+    private long added;
+
+    void at(Duration offset, String name, Runnable action) {
+      events.add(new Event(offset.toMillis(), added++, name, action));
+    }
+
+    void after(Duration delay, String name, Runnable action) {
+      at(Duration.ofNanos(System.nanoTime() - start).plus(delay), name, action);
+    }
+
+    /** Plays every event at its time, calling {@code between} about every half second while waiting. */
+    void play(Runnable between) {
+      while (!events.isEmpty()) {
+        Event next = events.peek();
+        long now = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        if (now < next.atMillis) {
+          between.run();
+          pause(Duration.ofMillis(Math.min(500, next.atMillis - now)));
+          continue;
+        }
+        events.poll();
+        log("t=" + now + "ms " + next.name);
+        next.action.run();
+      }
+    }
+  }
+
+  /** The writer and relay processes, and what they printed. */
+  private final class Fleet {
+    private final ChildProcesses processes;
+    private final ChaosDatabase database;
+    private final ChaosConsumer consumer;
+    private final TcpProxy proxy;
+    private final List<ChildProcesses.Child> writers = new ArrayList<>();
+    private final ChildProcesses.Child[] relays;
+    private final int[] incarnations;
+    private final List<Path> relayLogs = new ArrayList<>();
+    private ChildProcesses.Child frozen;
+    private Path frozenLog;
+    private long frozenRefused;
+    private long frozenUnsent;
+    private long protectRelayZeroUntil;
+    private int kills;
+    private int crashes;
+
+    private final Path freezeFlag = directory.resolve("freeze-relay-0.flag").toAbsolutePath();
+
+    Fleet(ChildProcesses processes, ChaosDatabase database, ChaosConsumer consumer, TcpProxy proxy) {
+      this.processes = processes;
+      this.database = database;
+      this.consumer = consumer;
+      this.proxy = proxy;
+      this.relays = new ChildProcesses.Child[scenario.relays()];
+      this.incarnations = new int[scenario.relays()];
+    }
+
+    void startWriters() {
+      for (int w = 0; w < scenario.writers(); w++) {
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put("name", "w" + w);
+        args.put("url", database.jdbcUrl());
+        args.put("prefix", PREFIX);
+        args.put("commitRecord", database.commitRecord().name());
+        args.put("destination", consumer.destination());
+        args.put("threads", scenario.threadsPerWriter());
+        args.put("duration", scenario.writeFor());
+        args.put("maxPause", scenario.maxPause());
+        args.put("rollbackShare", scenario.rollbackShare());
+        args.put("keys", scenario.keys());
+        args.put("hot", scenario.hotKeys());
+        args.put("hotShare", scenario.hotShare());
+        args.put("seed", seed + w);
+        writers.add(processes.startJvm("writer-" + w, WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
+      }
+    }
+
+    void startRelays() {
+      for (int r = 0; r < relays.length; r++) {
+        startRelay(r);
+      }
+    }
+
+    private void startRelay(int r) {
+      Map<String, Object> args = new LinkedHashMap<>();
+      args.put("name", "relay-" + r + "-" + incarnations[r]);
+      args.put("url", database.jdbcUrl());
+      args.put("prefix", PREFIX);
+      args.put("transport", consumer.transport());
+      args.put("lease", scenario.lease());
+      args.put("deliveryTimeout", scenario.deliveryTimeout());
+      args.put("retryBase", scenario.retryBase());
+      args.put("retryCap", scenario.retryCap());
+      args.put("maxAttempts", scenario.maxAttempts());
+      args.put("giveUpAfter", scenario.giveUpAfter());
+      List<String> arguments = new ArrayList<>(ChildArguments.of(args));
+      arguments.addAll(consumer.relayArguments(proxy.port()));
+      if (r == 0) {
+        arguments.add("freezeFlag=" + freezeFlag);
+      }
+      String name = "relay-" + r + "-" + incarnations[r]++;
+      relays[r] = processes.startJvm(name, RelayMain.class, CHILD_JVM, arguments);
+      relayLogs.add(relays[r].log());
+    }
+
+    void killRandomRelay(Random random) {
+      List<Integer> candidates = new ArrayList<>();
+      for (int r = 0; r < relays.length; r++) {
+        if (relays[r] != null && !(r == 0 && System.nanoTime() < protectRelayZeroUntil)) {
+          candidates.add(r);
+        }
+      }
+      if (candidates.isEmpty()) {
+        return;
+      }
+      int r = candidates.get(random.nextInt(candidates.size()));
+      relays[r].kill();
+      kills++;
+      startRelay(r);
+    }
+
+    /**
+     * Freezes relay 0 between a broker's confirmation and the store's record of it, and returns how long it must stay
+     * frozen: two of its leases and a second. The relay stops itself there when a flag file appears
+     * ({@link SelfFreezingTransport}); if it confirms nothing within 20 seconds, it is stopped wherever it is.
+     */
+    Duration freezeRelayZero() {
+      frozen = relays[0];
+      frozenLog = frozen.log();
+      Duration lease = lines(frozenLog).stream().filter(line -> line.startsWith("RELAY_STARTED"))
+          .map(line -> line.replaceAll(".* lease=(\\d+).*", "$1")).map(Long::parseLong).map(Duration::ofMillis)
+          .findFirst().orElse(scenario.lease());
+      Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
+      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(40).toNanos();
+      try {
+        Files.writeString(freezeFlag, "freeze");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (System.nanoTime() < deadline && !isStopped(frozen.pid())) {
+        pause(Duration.ofMillis(50));
+      }
+      if (isStopped(frozen.pid())) {
+        log("relay 0 stopped itself after a confirmed delivery");
+      } else {
+        try {
+          Files.deleteIfExists(freezeFlag);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        log("relay 0 confirmed nothing within 20 s; stopped where it was");
+        frozen.freeze();
+      }
+      return frozenFor;
+    }
+
+    /**
+     * Resumes relay 0 and waits (bounded) for its first pass after that.
+     *
+     * @return that pass's completions refused by the store (claims lost) and expired claims dropped unsent
+     */
+    long[] resumeRelayZero() {
+      int before = lines(frozenLog).size();
+      frozen.resume();
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      long[] aftermath = {0, 0};
+      while (System.nanoTime() < deadline) {
+        List<String> all = lines(frozenLog);
+        String batch = all.subList(Math.min(before, all.size()), all.size()).stream()
+            .filter(line -> line.startsWith("BATCH ")).findFirst().orElse(null);
+        if (batch != null) {
+          aftermath = new long[] {field(batch, "claimsLost"),
+              Math.max(0, field(batch, "claimed") - field(batch, "attempted") - field(batch, "postponed"))};
+          break;
+        }
+        pause(Duration.ofMillis(200));
+      }
+      frozenRefused += aftermath[0];
+      frozenUnsent += aftermath[1];
+      return aftermath;
+    }
+
+    /** @return the frozen relay's completions refused and expired claims dropped unsent, over every freeze */
+    long[] frozenAftermath() {
+      return new long[] {frozenRefused, frozenUnsent};
+    }
+
+    private long field(String line, String name) {
+      java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(line);
+      return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
+    }
+
+    /** Restarts a relay that ended on its own (a crash: the suite only ever kills), and counts it. */
+    void supervise() {
+      for (int r = 0; r < relays.length; r++) {
+        if (relays[r] != null && !relays[r].isAlive()) {
+          crashes++;
+          log("relay " + relays[r] + " ended on its own; see " + relays[r].log());
+          startRelay(r);
+        }
+      }
+    }
+
+    void awaitWriters() {
+      for (ChildProcesses.Child writer : writers) {
+        int exit = writer.awaitExit(scenario.writeFor().plusMinutes(2));
+        if (exit != 0) {
+          throw new IllegalStateException("writer " + writer + " exited with " + exit + ", see " + writer.log());
+        }
+      }
+    }
+
+    void killRelays() {
+      for (ChildProcesses.Child relay : relays) {
+        if (relay != null) {
+          relay.kill();
+        }
+      }
+    }
+
+    Set<UUID> rolledBack() {
+      Set<UUID> ids = new HashSet<>();
+      for (ChildProcesses.Child writer : writers) {
+        for (String line : lines(writer.log())) {
+          if (line.startsWith("ROLLED_BACK ")) {
+            ids.add(UUID.fromString(line.substring("ROLLED_BACK ".length()).trim()));
+          }
+        }
+      }
+      return ids;
+    }
+
+    long claimsLost() {
+      return relayLogs.stream().mapToLong(this::claimsLostIn).sum();
+    }
+
+    private long claimsLostIn(Path log) {
+      return lines(log).stream().filter(line -> line.startsWith("CLAIM_LOST")).count();
+    }
+  }
+}

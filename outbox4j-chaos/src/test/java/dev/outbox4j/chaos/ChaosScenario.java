@@ -1,0 +1,77 @@
+package dev.outbox4j.chaos;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What one chaos run injects and for how long. Times are offsets from the writers' start. Immutable.
+ *
+ * @param form {@code short} or {@code long}
+ * @param writers writer processes
+ * @param threadsPerWriter transactions in flight per writer process
+ * @param writeFor how long the writers write
+ * @param maxPause longest random pause between a transaction's write and its commit
+ * @param rollbackShare share of transactions rolled back
+ * @param keys ordinary keys
+ * @param hotKeys hot keys
+ * @param hotShare share of messages on the hot keys
+ * @param relays relay processes
+ * @param relaysAfter when the relays start (a backlog builds before)
+ * @param relayKills SIGKILLs of a random relay, spread over the writing time, each followed by a restart
+ * @param databaseCrashAt when the database is crash-restarted
+ * @param databaseDowntime how long it stays down
+ * @param freezeAt when relay 0 is frozen (SIGSTOP) for two leases and a second, then resumed (SIGCONT)
+ * @param outageAt when the proxy between relays and their destination is cut
+ * @param outage how long it stays cut (longer than the retry budget)
+ * @param lease the relays' lease (raised by a relay to its transport's bound if that is longer)
+ * @param deliveryTimeout the relays' delivery timeout
+ * @param retryBase the relays' first retry delay
+ * @param retryCap the relays' longest retry delay
+ * @param maxAttempts the relays' attempt budget: {@code outage} is far longer than these attempts take
+ * @param giveUpAfter the relays' time budget for retrying one entry: {@code outage} is longer
+ * @param drainTimeout how long the relays get, after the writers stop, to deliver everything
+ */
+record ChaosScenario(String form, int writers, int threadsPerWriter, Duration writeFor, Duration maxPause,
+    double rollbackShare, int keys, int hotKeys, double hotShare, int relays, Duration relaysAfter, int relayKills,
+    Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
+    Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts,
+    Duration giveUpAfter,
+    Duration drainTimeout) {
+
+  ChaosScenario {
+    Objects.requireNonNull(form, "form");
+    if (!outageAt.plus(outage).minus(writeFor).isNegative() || !freezeAt.minus(writeFor).isNegative()
+        || !databaseCrashAt.minus(writeFor).isNegative()) {
+      throw new IllegalArgumentException("every fault must start and end while the writers write: " + writeFor);
+    }
+    if (outage.compareTo(giveUpAfter) <= 0) {
+      throw new IllegalArgumentException("the outage must outlast the retry budget " + giveUpAfter);
+    }
+  }
+
+  /** The default build's form: about a minute per database, every fault once, fewer kills. */
+  static ChaosScenario shortForm() {
+    return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
+        Duration.ofSeconds(3), 4, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
+        Duration.ofSeconds(27), Duration.ofSeconds(12), Duration.ofSeconds(3), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(60));
+  }
+
+  /** {@code -Pchaos-long}: two and a half minutes of writing per run, 25 kills, a 40-second outage. */
+  static ChaosScenario longForm() {
+    return new ChaosScenario("long", 3, 3, Duration.ofSeconds(150), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
+        Duration.ofSeconds(8), 25, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(95), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
+  }
+
+  /** @return the form named by the system property {@code outbox4j.chaos.form} ({@code short} unless set) */
+  static ChaosScenario current() {
+    return isLong() ? longForm() : shortForm();
+  }
+
+  /** @return whether the long form was asked for */
+  static boolean isLong() {
+    return "long".equals(System.getProperty("outbox4j.chaos.form", "short"));
+  }
+}

@@ -1,0 +1,79 @@
+package dev.outbox4j.chaos;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chaos suite: separate writer and relay JVMs over a database the suite starts and crashes itself, relays
+ * SIGKILLed and restarted, one frozen past its lease, the destination cut off for longer than the retry budget, a
+ * backlog on hot keys. The default build runs the short form on PostgreSQL over RabbitMQ and on MariaDB over the
+ * in-process transport (a consumer ledger); {@code -Pchaos-long} runs the long form on every pair. See
+ * docs/reliability.md.
+ */
+class ChaosSuiteTest {
+  /**
+   * Checks the short form leaves to the long form, per run, until the fix of a known defect is merged (each with the
+   * defect); the summary line still reports them. Empty when every fix has landed.
+   */
+  private static final Map<String, Map<String, String>> DEFERRED_IN_SHORT_FORM = Map.of();
+
+  private static final long SEED = Long.getLong("outbox4j.chaos.seed", 20261201L);
+
+  @Test
+  void postgresql_over_rabbitmq_loses_invents_reorders_and_strands_nothing() {
+    keepsEveryPromise("postgresql-rabbitmq", true, new ChaosConsumer.Rabbit());
+  }
+
+  @Test
+  void mariadb_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
+    keepsEveryPromise("mariadb-ledger", false, new ChaosConsumer.Ledger());
+  }
+
+  @Test
+  void postgresql_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
+    assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
+    keepsEveryPromise("postgresql-ledger", true, new ChaosConsumer.Ledger());
+  }
+
+  @Test
+  void mariadb_over_rabbitmq_loses_invents_reorders_and_strands_nothing() {
+    assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
+    keepsEveryPromise("mariadb-rabbitmq", false, new ChaosConsumer.Rabbit());
+  }
+
+  private static void keepsEveryPromise(String label, boolean postgres, ChaosConsumer consumer) {
+    ChaosScenario scenario = ChaosScenario.current();
+    ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario,
+        postgres ? PostgresCluster::start : MariaDbServer::start, consumer, SEED);
+    Map<String, String> deferred = scenario.form().equals("short") ? DEFERRED_IN_SHORT_FORM.getOrDefault(label,
+        Map.of()) : Map.of();
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(report.committed()).as("committed messages").isPositive();
+    soft.assertThat(report.vanished()).as("lost although marked delivered").isZero();
+    soft.assertThat(report.lost()).as("lost and not waiting in the outbox")
+        .isLessThanOrEqualTo(report.stuck() + report.quarantined());
+    check(soft, deferred, "lost", report.lost(), "lost: committed, never received");
+    soft.assertThat(report.rolledBackDelivered()).as("rolled back, yet delivered").isZero();
+    soft.assertThat(report.unknownDelivered()).as("delivered, never written").isZero();
+    check(soft, deferred, "orderViolations", report.orderViolations(),
+        "per-key order violations against commit order");
+    check(soft, deferred, "stuck", report.stuck(), "stuck: still waiting after the drain time");
+    check(soft, deferred, "quarantined", report.quarantined(), "quarantined");
+    soft.assertThat(report.frozenRefused()).as("the frozen relay's late completions, refused (claims lost)")
+        .isPositive();
+    soft.assertThat(report.relayKills()).as("relay kills").isEqualTo(scenario.relayKills());
+    soft.assertAll();
+  }
+
+  private static void check(SoftAssertions soft, Map<String, String> deferred, String name, long value,
+      String description) {
+    if (deferred.containsKey(name)) {
+      System.out.println("[chaos] " + name + "=" + value + " not asserted in the short form: " + deferred.get(name));
+      return;
+    }
+    soft.assertThat(value).as(description).isZero();
+  }
+}

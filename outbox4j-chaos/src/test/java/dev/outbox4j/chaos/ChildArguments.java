@@ -1,0 +1,61 @@
+package dev.outbox4j.chaos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The {@code name=value} program arguments of a child main class. Immutable. */
+final class ChildArguments {
+  private final Map<String, String> values;
+
+  private ChildArguments(Map<String, String> values) {
+    this.values = Map.copyOf(values);
+  }
+
+  static ChildArguments parse(String[] arguments) {
+    Map<String, String> values = new HashMap<>();
+    for (String argument : arguments) {
+      int equals = argument.indexOf('=');
+      if (equals <= 0) {
+        throw new IllegalArgumentException("expected name=value, got " + argument);
+      }
+      values.put(argument.substring(0, equals), argument.substring(equals + 1));
+    }
+    return new ChildArguments(values);
+  }
+
+  /** @return the arguments as a child's command line */
+  static List<String> of(Map<String, ?> values) {
+    List<String> arguments = new ArrayList<>();
+    values.forEach((name, value) -> arguments.add(name + "=" + (value instanceof Duration d ? d.toMillis() : value)));
+    return arguments;
+  }
+
+  String text(String name) {
+    String value = values.get(name);
+    if (value == null) {
+      throw new IllegalArgumentException("missing argument " + name);
+    }
+    return value;
+  }
+
+  /** @return the value, or {@code null} when the argument was not given */
+  String optional(String name) {
+    return values.get(name);
+  }
+
+  int integer(String name) {
+    return Integer.parseInt(text(name));
+  }
+
+  double decimal(String name) {
+    return Double.parseDouble(text(name));
+  }
+
+  /** @return a duration given in milliseconds */
+  Duration duration(String name) {
+    return Duration.ofMillis(Long.parseLong(text(name)));
+  }
+}

@@ -1,0 +1,162 @@
+package dev.outbox4j.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.BatchReport;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.Relay;
+import dev.outbox4j.RelayListener;
+import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.memory.InProcessTransport;
+import dev.outbox4j.rabbitmq.RabbitMqTransport;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.spi.Transport;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * A relay process: one {@link Relay} over the suite's database, delivering through the transport under test, until it
+ * is killed. It prints one line per event the suite checks ({@code CLAIM_LOST}, {@code QUARANTINED}) and a line per
+ * streak of errors, to its log file, which survives a SIGKILL.
+ *
+ * <p>Transports: {@code ledger}, an in-process transport whose callback inserts the message into the consumer-ledger
+ * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected); and
+ * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
+ * confirmed delivery when asked to ({@link SelfFreezingTransport}).
+ */
+public final class RelayMain {
+  private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+
+  private RelayMain() {}
+
+  /** @param arguments {@code name=value}: see {@link ChaosRun} for the names */
+  public static void main(String[] arguments) throws Exception {
+    ChildWatchdog.haltWhenParentExits();
+    ChildArguments args = ChildArguments.parse(arguments);
+    String name = args.text("name");
+    HikariDataSource pool = pool(args.text("url"), "relay-store", 6);
+    JdbcOutboxStore store = buildStore(pool, args);
+    Transport transport = transport(args, name);
+    if (args.optional("freezeFlag") != null) {
+      transport = new SelfFreezingTransport(transport, java.nio.file.Path.of(args.optional("freezeFlag")));
+    }
+    Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
+    Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
+    RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
+        .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts"))
+        .withGiveUpAfter(args.duration("giveUpAfter")).build();
+    Relay relay = Relay.builder(store, transport)
+        .withLease(lease)
+        .withDeliveryTimeout(deliveryTimeout)
+        .withRetryPolicy(retry)
+        .withBatchSize(100)
+        .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(200))
+        .onEvent(new EventLines())
+        .build();
+    relay.start();
+    OUT.println("RELAY_STARTED " + name + " lease=" + lease.toMillis() + " deliveryTimeout="
+        + deliveryTimeout.toMillis() + " retry=" + retry);
+    new CountDownLatch(1).await(); // runs until killed
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private static HikariDataSource pool(String url, String name, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setMaximumPoolSize(size);
+    config.setConnectionTimeout(2_000);
+    config.setValidationTimeout(1_000);
+    config.setInitializationFailTimeout(-1);
+    config.setPoolName(name);
+    return new HikariDataSource(config);
+  }
+
+  /** Builds the store, waiting (bounded) for the database if this relay was started while it was down. */
+  private static JdbcOutboxStore buildStore(DataSource pool, ChildArguments args) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (true) {
+      try {
+        return JdbcOutboxStore.builder(pool).withTablePrefix(args.text("prefix"))
+            .withRetention(Retention.keepFor(Duration.ofHours(1))).build();
+      } catch (RuntimeException e) {
+        OUT.println("STORE_BUILD_FAILED " + e);
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(500); // the database is down; a process start-up retry, not test logic
+      }
+    }
+  }
+
+  private static Transport transport(ChildArguments args, String name) {
+    switch (args.text("transport")) {
+      case "ledger" -> {
+        // two connections: the shared server's are few, and the relay sends one message of a key at a time
+        HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 2);
+        return InProcessTransport.of(message -> {
+          try (Connection connection = ledger.getConnection();
+              PreparedStatement insert = connection.prepareStatement(
+                  "INSERT INTO chaos_received (message_id, ordering_key, relay) VALUES (?, ?, ?)")) {
+            insert.setString(1, message.id().toString());
+            insert.setString(2, message.orderingKey().orElse(""));
+            insert.setString(3, name);
+            insert.executeUpdate();
+            return DeliveryOutcome.delivered();
+          } catch (SQLException e) {
+            return DeliveryOutcome.retryable("consumer ledger unavailable: " + e.getMessage());
+          }
+        });
+      }
+      case "rabbitmq" -> {
+        return RabbitMqTransport.builder().withHost("127.0.0.1").withPort(args.integer("brokerPort"))
+            .withConnectionName("chaos-" + name).withConnectionTimeout(Duration.ofSeconds(2))
+            .withConfirmTimeout(args.duration("deliveryTimeout")).withRecoveryInterval(Duration.ofMillis(500))
+            .build();
+      }
+      default -> throw new IllegalArgumentException("unknown transport " + args.text("transport"));
+    }
+  }
+
+  /** Prints what the suite counts; errors once per streak, not once per pass. */
+  private static final class EventLines implements RelayListener {
+    private final AtomicLong errors = new AtomicLong();
+
+    @Override
+    public void onClaimLost(OutboxEntry entry) {
+      OUT.println("CLAIM_LOST " + entry.id() + " at " + Instant.now());
+    }
+
+    @Override
+    public void onQuarantined(OutboxEntry entry, String reason) {
+      OUT.println("QUARANTINED " + entry.id() + " " + reason);
+    }
+
+    @Override
+    public void onBatch(BatchReport report) {
+      if (report.result().claimed() > 0) {
+        OUT.println("BATCH " + Instant.now() + " " + report.result() + " claim=" + report.claimTime().toMillis()
+            + "ms waited=" + report.deliveryTime().toMillis() + "ms");
+      }
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      if (errors.incrementAndGet() % 50 == 1) {
+        OUT.println("RELAY_ERROR (" + errors + " so far) " + error);
+      }
+    }
+  }
+}
