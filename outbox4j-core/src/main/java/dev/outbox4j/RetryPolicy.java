@@ -97,10 +97,13 @@ public final class RetryPolicy {
    * @param failedAttempts failed attempts so far, counting the one that just failed
    * @param failingFor time since the entry became deliverable (its creation or not-before time); negative counts as
    *     zero
-   * @return {@code true} when the attempt limit is reached or the time budget is spent
+   * @return {@code true} when the attempt limit is reached, or when the time budget is spent and this is not the
+   *     entry's first failure: the budget never ends an entry on its first failure of its own, so an entry that waited
+   *     past its budget (in a backlog, an outage, while no relay ran) is still retried once, and a transport outage that
+   *     begins in the middle of a pass is recognised by the relay before it costs such an entry its place
    */
   public boolean givesUp(int failedAttempts, Duration failingFor) {
-    return isExhausted(failedAttempts) || failingFor.compareTo(giveUpAfter) >= 0;
+    return isExhausted(failedAttempts) || (failedAttempts > 1 && failingFor.compareTo(giveUpAfter) >= 0);
   }
 
   /**

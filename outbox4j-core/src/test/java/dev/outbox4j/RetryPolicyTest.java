@@ -52,7 +52,17 @@ class RetryPolicyTest {
 
     assertThat(policy.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
     assertThat(policy.givesUp(1_000_000, Duration.ofHours(23))).isFalse();
-    assertThat(policy.givesUp(1, Duration.ofHours(24))).isTrue();
+    assertThat(policy.givesUp(2, Duration.ofHours(24))).isTrue();
+  }
+
+  @Test
+  void the_time_budget_never_ends_an_entry_on_its_first_failure_of_its_own() {
+    RetryPolicy policy = RetryPolicy.exponential().withGiveUpAfter(Duration.ofMinutes(10)).build();
+
+    assertThat(policy.givesUp(1, Duration.ofDays(3))).as("a backlog entry far past its budget, first failure").isFalse();
+    assertThat(policy.givesUp(2, Duration.ofDays(3))).as("its second failure of its own").isTrue();
+    assertThat(RetryPolicy.exponential().withMaxAttempts(1).build().givesUp(1, Duration.ZERO))
+        .as("an attempt limit of one still gives up at once").isTrue();
   }
 
   @Test
@@ -61,7 +71,7 @@ class RetryPolicyTest {
 
     assertThat(policy.givesUp(4, Duration.ofMinutes(9))).isFalse();
     assertThat(policy.givesUp(5, Duration.ofMinutes(1))).isTrue();
-    assertThat(policy.givesUp(1, Duration.ofMinutes(10))).isTrue();
+    assertThat(policy.givesUp(2, Duration.ofMinutes(10))).isTrue();
     assertThat(policy.givesUp(1, Duration.ofMinutes(-1))).isFalse();
   }
 
