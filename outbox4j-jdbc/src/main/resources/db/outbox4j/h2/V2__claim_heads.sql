@@ -7,8 +7,10 @@
 
 ALTER TABLE outbox4j_outbox ADD COLUMN head_key VARCHAR(255)
   GENERATED ALWAYS AS (CASE WHEN status <> 'DELIVERED' THEN ordering_key END);
+-- A simple CASE on status, not IN (...) or OR: H2 2.4 compiles both into a constant set bound to the session that ran
+-- this DDL, and once that connection closes every insert fails with "The database has been closed".
 ALTER TABLE outbox4j_outbox ADD COLUMN unkeyed_waiting INTEGER
-  GENERATED ALWAYS AS (CASE WHEN status IN ('PENDING', 'FAILED') AND ordering_key IS NULL THEN 1 END);
+  GENERATED ALWAYS AS (CASE WHEN ordering_key IS NULL THEN CASE status WHEN 'PENDING' THEN 1 WHEN 'FAILED' THEN 1 END END);
 CREATE INDEX outbox4j_ix_outbox_head ON outbox4j_outbox (head_key, key_seq);
 CREATE INDEX outbox4j_ix_outbox_unkeyed ON outbox4j_outbox (unkeyed_waiting, seq);
 DROP INDEX IF EXISTS outbox4j_ix_outbox_key_head;
