@@ -136,7 +136,7 @@ public final class ClaimBacklogBench {
     List<Claim> heads = store.claim(LIMIT, base, Duration.ofDays(3650));
     for (Claim head : heads) {
       if (quarantine) {
-        store.quarantine(head, "bench");
+        store.quarantine(head, dev.outbox4j.QuarantineReason.permanentFailure("bench"));
       }
     }
   }
