@@ -82,8 +82,10 @@ class RabbitMqLateCopyTest {
         late.start();
         prompt.start();
 
-        await().atMost(Duration.ofSeconds(90))
-            .until(() -> ledger.uniqueCount() >= sent.size() && outbox.pending() == 0);
+        // Done when everything arrived and the delayed relay's late copies have landed too: on an idle machine the
+        // prompt relay can drain the rest before the first late copy arrives, and the check below needs them.
+        await().atMost(Duration.ofSeconds(90)).until(() -> ledger.uniqueCount() >= sent.size()
+            && outbox.pending() == 0 && ledger.arrivalCount() > sent.size());
       }
     }
 
