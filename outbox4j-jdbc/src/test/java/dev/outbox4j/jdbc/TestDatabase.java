@@ -39,6 +39,10 @@ enum TestDatabase {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url(prefix));
     config.setMaximumPoolSize(size);
+    // Hold connections only while used: a test JVM keeps many pools open, and builds running side by side share the
+    // server's connection limit (PostgreSQL's default max_connections is 100).
+    config.setMinimumIdle(0);
+    config.setIdleTimeout(10_000);
     config.setPoolName(name() + "-" + prefix + "-" + POOLS.size());
     if (this == POSTGRES) {
       // pgjdbc sends the JVM's zone as a startup parameter, overriding URL options; set the session zone after it

@@ -40,6 +40,10 @@ public final class PostgresTestOutbox implements AutoCloseable {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(RunDatabases.postgresUrl());
     config.setMaximumPoolSize(8);
+    // Hold connections only while used: a test JVM keeps many pools open, and builds running side by side share the
+    // server's connection limit (PostgreSQL's default max_connections is 100).
+    config.setMinimumIdle(0);
+    config.setIdleTimeout(10_000);
     config.setPoolName("outbox4j-test-" + tablePrefix + (fresh ? "" : "-attached"));
     pool = new HikariDataSource(config);
     if (fresh) {
