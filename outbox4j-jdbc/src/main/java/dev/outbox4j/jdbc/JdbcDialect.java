@@ -109,6 +109,30 @@ public interface JdbcDialect {
   String deleteLimited(String table, String where, String orderBy);
 
   /**
+   * The target of an UPDATE, or the source of a locking SELECT, that picks rows by primary key
+   * ({@code seq IN (...)}): the relay's claims and completions. Such a statement must lock only the rows it names; a
+   * database that might scan the table instead (MariaDB/MySQL choose a full scan whenever their row estimate is small,
+   * as it is for a nearly empty outbox, and a scan under REPEATABLE READ locks every row it passes, deadlocking
+   * concurrent relays) is told to use the primary key here.
+   *
+   * @param tableAndAlias the table, optionally followed by an alias
+   * @return the table reference to put after {@code UPDATE} or {@code FROM}
+   */
+  default String byPrimaryKey(String tableAndAlias) {
+    return tableAndAlias;
+  }
+
+  /**
+   * As {@link #byPrimaryKey}, for a DELETE.
+   *
+   * @param table the table
+   * @return the statement up to its WHERE clause, for example {@code DELETE FROM outbox4j_outbox}
+   */
+  default String deleteByPrimaryKey(String table) {
+    return "DELETE FROM " + table;
+  }
+
+  /**
    * The claim's first look (see {@code docs/schema.md}, "Claims"): the first waiting entries in {@code seq} order,
    * each marked claimable when it is available, under no unexpired lease, and its key's oldest undelivered entry.
    * Used by {@link JdbcOutboxStore}; not for applications.

@@ -102,7 +102,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcOutboxStore implements OutboxStore {
   /** Attempts of one store unit of work that the database keeps choosing as a deadlock victim. */
-  private static final int DEADLOCK_ATTEMPTS = 5;
+  private static final int DEADLOCK_ATTEMPTS = 8;
 
   /** The component name of the outbox migrations ({@code db/outbox4j/<dialect>/}). */
   public static final String COMPONENT = "outbox4j";
@@ -335,7 +335,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** As {@link #claimReturning}, without RETURNING: a locking SELECT by primary key, then an UPDATE by it. */
   private List<OutboxEntry> claimLockThenUpdate(Connection connection, List<Long> candidates, int limit,
       Instant now, Instant leaseUntil, UUID token) throws SQLException {
-    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + table + " c WHERE c.seq IN "
+    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + dialect.byPrimaryKey(table + " c")
+        + " WHERE c.seq IN "
         + placeholders(candidates.size()) + " AND c." + WAITING + " AND " + ClaimSql.ready("c")
         + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED";
     List<OutboxEntry> picked;
@@ -350,7 +351,7 @@ public final class JdbcOutboxStore implements OutboxStore {
       return picked;
     }
     List<Long> seqs = picked.stream().map(OutboxEntry::sequence).toList();
-    try (PreparedStatement claim = connection.prepareStatement("UPDATE " + table
+    try (PreparedStatement claim = connection.prepareStatement("UPDATE " + dialect.byPrimaryKey(table)
         + " SET claim_token = ?, lease_until = ?, version = version + 1 WHERE seq IN " + placeholders(seqs.size()))) {
       dialect.setUuid(claim, 1, token);
       dialect.setInstant(claim, 2, leaseUntil);
@@ -403,8 +404,8 @@ public final class JdbcOutboxStore implements OutboxStore {
     List<Long> seqs = claims.stream().map(claim -> claim.entry().sequence()).toList();
     String where = " WHERE claim_token = ? AND " + WAITING + " AND seq IN " + placeholders(ids.size());
     String retire = retention.deletesOnDelivery()
-        ? "DELETE FROM " + table + where
-        : "UPDATE " + table + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+        ? dialect.deleteByPrimaryKey(table) + where
+        : "UPDATE " + dialect.byPrimaryKey(table) + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
             + " version = version + 1" + where;
     int offset = retention.deletesOnDelivery() ? 1 : 2;
     if (dialect.supportsReturning()) {
@@ -437,7 +438,8 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
     return inTransaction("markDelivered", c -> {
       Set<UUID> held = new HashSet<>();
-      try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + table + where + " FOR UPDATE")) {
+      try (PreparedStatement lock = c.prepareStatement(
+          "SELECT id FROM " + dialect.byPrimaryKey(table) + where + " FOR UPDATE")) {
         dialect.setUuid(lock, 1, token);
         bindSeqs(lock, 2, seqs);
         try (ResultSet result = lock.executeQuery()) {
@@ -909,10 +911,11 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   /**
    * Runs one of the store's own units of work, again when the database aborted it as a deadlock victim (SQLState
-   * {@code 40001}, or {@code 40P01} on PostgreSQL). Safe because the unit is the store's, not the caller's: an aborted
-   * unit changed nothing, and every unit is fenced (claim token) or version-checked, so running it again is exactly
-   * what a lone attempt would have done. Concurrent relays can deadlock on MariaDB/MySQL, where a locking claim also
-   * locks the head-of-key rows its subquery reads.
+   * {@code 40001}, or {@code 40P01} on PostgreSQL), after a short random pause so the two sides do not meet again at
+   * once. Safe because the unit is the store's, not the caller's: an aborted unit changed nothing, and every unit is
+   * fenced (claim token) or version-checked, so running it again is exactly what a lone attempt would have done. The
+   * relay's statements lock rows by primary key only, so deadlocks are rare; they remain possible on MariaDB/MySQL,
+   * whose locking reads also take gap locks under REPEATABLE READ.
    */
   private <R> R retryingDeadlocks(java.util.function.Supplier<R> unit) {
     for (int attempt = 1; ; attempt++) {
@@ -922,7 +925,17 @@ public final class JdbcOutboxStore implements OutboxStore {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e.getCause())) {
           throw e;
         }
+        pauseAfterDeadlock(attempt, e);
       }
+    }
+  }
+
+  private static void pauseAfterDeadlock(int attempt, OutboxException deadlock) {
+    try {
+      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 4L << attempt));
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw deadlock;
     }
   }
 

@@ -116,6 +116,16 @@ public final class LazyDialect implements JdbcDialect {
   }
 
   @Override
+  public String byPrimaryKey(String tableAndAlias) {
+    return resolved().byPrimaryKey(tableAndAlias);
+  }
+
+  @Override
+  public String deleteByPrimaryKey(String table) {
+    return resolved().deleteByPrimaryKey(table);
+  }
+
+  @Override
   public String claimWindow(dev.outbox4j.jdbc.TableNames names) {
     return resolved().claimWindow(names);
   }
