@@ -108,7 +108,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   public static final String COMPONENT = "outbox4j";
   /** The outbox migration files, in version order. */
   public static final List<String> MIGRATIONS =
-      List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql");
+      List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
+          "V4__key_numbering_plan.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 

@@ -1,0 +1,2 @@
+-- outbox4j outbox schema, version 4: nothing to change on this database. The PostgreSQL version of this file pins the
+-- plan of its commit-time numbering function; here a key's number is taken in a BEFORE INSERT trigger, by primary key.
