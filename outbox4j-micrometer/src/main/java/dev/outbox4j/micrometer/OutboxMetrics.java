@@ -28,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><th>name</th><th>type</th><th>meaning</th></tr>
  *   <tr><td>{@code outbox4j.delivered}</td><td>counter</td><td>entries confirmed and retired</td></tr>
  *   <tr><td>{@code outbox4j.failed}</td><td>counter</td><td>attempts that failed and were scheduled again</td></tr>
+ *   <tr><td>{@code outbox4j.postponed}</td><td>counter</td><td>entries handed back uncharged while the transport
+ *   as a whole was failing (an outage)</td></tr>
  *   <tr><td>{@code outbox4j.quarantined}</td><td>counter</td><td>entries that stopped being retried</td></tr>
  *   <tr><td>{@code outbox4j.claims.lost}</td><td>counter</td><td>outcomes not recorded because the claim was
  *   lost</td></tr>
@@ -76,7 +78,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
 
   private record Snapshot(OutboxStats stats, Instant takenAt) {}
 
-  private record Meters(Counter delivered, Counter failed, Counter quarantined, Counter claimsLost, Counter errors,
+  private record Meters(Counter delivered, Counter failed, Counter postponed, Counter quarantined, Counter claimsLost, Counter errors,
       Timer delivery, Timer claim, Timer deliveryPhase, Timer completion) {}
 
   private OutboxMetrics(Builder builder) {
@@ -102,6 +104,8 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
             .register(registry),
         Counter.builder("outbox4j.failed").description("attempts failed and scheduled again").tags(tags)
             .register(registry),
+        Counter.builder("outbox4j.postponed").description("entries handed back uncharged during an outage")
+            .tags(tags).register(registry),
         Counter.builder("outbox4j.quarantined").description("entries that stopped being retried").tags(tags)
             .register(registry),
         Counter.builder("outbox4j.claims.lost").description("outcomes dropped because the claim was lost").tags(tags)
@@ -204,6 +208,14 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     Meters m = meters;
     if (m != null) {
       m.failed().increment();
+    }
+  }
+
+  @Override
+  public void onPostponed(OutboxEntry entry, String reason, Instant nextAttemptAt) {
+    Meters m = meters;
+    if (m != null) {
+      m.postponed().increment();
     }
   }
 

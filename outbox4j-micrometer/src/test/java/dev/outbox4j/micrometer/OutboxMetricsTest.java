@@ -54,6 +54,24 @@ class OutboxMetricsTest {
   }
 
   @Test
+  void entries_handed_back_during_an_outage_are_counted_as_postponed_not_failed() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    write("a");
+    write("b");
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> DeliveryOutcome.unavailable("broker down")))
+        .withClock(clock)
+        .onEvent(metrics)
+        .build();
+
+    relay.flush();
+
+    assertThat(registry.get("outbox4j.postponed").counter().count()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.failed").counter().count()).isZero();
+    assertThat(registry.get("outbox4j.quarantined").counter().count()).isZero();
+  }
+
+  @Test
   void lag_is_the_age_of_the_oldest_waiting_entry_and_zero_when_none_waits() {
     OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO).withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
