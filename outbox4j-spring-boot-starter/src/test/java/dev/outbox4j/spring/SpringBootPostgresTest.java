@@ -121,6 +121,7 @@ class SpringBootPostgresTest {
 
   @Test
   void the_endpoint_lists_a_quarantined_entry_requeues_it_and_discards_it() {
+    endpoint.discardSelected(null, null, "poison", null, null); // what another test may have left
     orders.send("poison");
     OutboxEndpoint.QuarantinedEntry entry = await().atMost(Duration.ofSeconds(10))
         .until(() -> endpoint.quarantined(null, null).entries(), entries -> entries.size() == 1).get(0);
@@ -128,12 +129,31 @@ class SpringBootPostgresTest {
     assertThat(entry.reason()).contains("refused by the test consumer");
 
     assertThat(endpoint.requeue(entry.id()).applied()).isTrue();
-    await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+    await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> jdbc.queryForObject(
         "SELECT attempts FROM sbt_outbox WHERE id = ? AND status = 'QUARANTINED'", Integer.class,
         UUID.fromString(entry.id())), attempts -> attempts != null);
     assertThat(endpoint.discard(entry.id()).applied()).isTrue();
     assertThat(endpoint.quarantined(null, null).entries()).isEmpty();
     assertThat(endpoint.discard(entry.id()).applied()).isFalse();
+  }
+
+  @Test
+  void the_endpoint_requeues_and_discards_a_selection_and_refuses_an_empty_one() {
+    endpoint.discardSelected(null, null, "poison", null, null); // what another test may have left
+    orders.send("poison");
+    orders.send("poison");
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> endpoint.quarantined(null, null).entries(), entries -> entries.size() == 2);
+
+    assertThatThrownBy(() -> endpoint.discardSelected(null, null, null, null, null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("all=true");
+    assertThatThrownBy(() -> endpoint.discardSelected(null, null, null, null, "SOMETIMES"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kind must be one of");
+    assertThat(endpoint.requeueSelected(null, null, "poison", null, "PERMANENT_FAILURE").entries()).isEqualTo(2);
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> endpoint.quarantined(null, null).entries(), entries -> entries.size() == 2);
+    assertThat(endpoint.discardSelected(true, null, null, null, null).entries()).isEqualTo(2);
+    assertThat(endpoint.quarantined(null, null).entries()).isEmpty();
   }
 
   private long ordersNamed(String order) {

@@ -1,22 +1,48 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spi.QuarantineSelector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code requeue} and {@code discard}: the operator's two ways out of quarantine, one entry id at a time. */
+/**
+ * {@code requeue} and {@code discard}: the operator's two ways out of quarantine, for the entries named by id or for
+ * every entry a selection matches (after an outage or a fixed bug), in batches of {@value #BATCH}.
+ */
 abstract class EntryActionCommand implements Callable<Integer> {
+  /** Entries changed per unit of work of a bulk action, so a large one never holds long locks. */
+  static final int BATCH = 500;
+
   private final CliContext context;
 
   @Mixin DatabaseOptions database = new DatabaseOptions();
 
-  @Parameters(arity = "1..*", paramLabel = "ID", description = "entry ids (as listed by 'quarantined')")
+  @Parameters(arity = "0..*", paramLabel = "ID", description = "entry ids (as listed by 'quarantined')")
   List<String> ids = new ArrayList<>();
+
+  @Option(names = "--all", description = "every entry waiting for an operator (quarantined or parked)")
+  boolean all;
+
+  @Option(names = "--key", paramLabel = "KEY", description = "only the entries of this ordering key")
+  @Nullable String key;
+
+  @Option(names = "--destination", paramLabel = "DEST", description = "only the entries for this destination")
+  @Nullable String destination;
+
+  @Option(names = "--reason", paramLabel = "TEXT", description = "only the entries whose reason contains TEXT")
+  @Nullable String reason;
+
+  @Option(names = "--kind", paramLabel = "KIND",
+      description = "only quarantined entries of this kind: ${COMPLETION-CANDIDATES}")
+  @Nullable QuarantineKind kind;
 
   EntryActionCommand(CliContext context) {
     this.context = context;
@@ -24,10 +50,45 @@ abstract class EntryActionCommand implements Callable<Integer> {
 
   abstract boolean apply(JdbcOutboxStore store, UUID id);
 
+  /** @return how many of the selected entries one batch changed */
+  abstract int applyAll(JdbcOutboxStore store, QuarantineSelector selector, int limit);
+
   abstract String done();
 
   @Override
   public Integer call() {
+    boolean selecting = all || key != null || destination != null || reason != null || kind != null;
+    if (selecting == !ids.isEmpty()) {
+      context.err().println(selecting
+          ? "give entry ids or a selection (--all, --key, --destination, --reason, --kind), not both"
+          : "give entry ids, or select entries with --all, --key, --destination, --reason or --kind");
+      context.err().flush();
+      return ExitCodes.USAGE;
+    }
+    return selecting ? callForSelection() : callForIds();
+  }
+
+  private Integer callForSelection() {
+    QuarantineSelector selector;
+    try {
+      selector = new QuarantineSelector(key, destination, reason, kind);
+    } catch (IllegalArgumentException e) {
+      context.err().println(e.getMessage());
+      context.err().flush();
+      return ExitCodes.USAGE;
+    }
+    long total = 0;
+    try (OutboxAccess access = new OutboxAccess(database.read(context))) {
+      for (int batch = BATCH; batch == BATCH; total += batch) {
+        batch = applyAll(access.store(), selector, BATCH);
+      }
+    }
+    context.out().println(done() + " " + total + (total == 1 ? " entry" : " entries"));
+    context.out().flush();
+    return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
+  }
+
+  private Integer callForIds() {
     List<UUID> parsed = new ArrayList<>();
     for (String id : ids) {
       try {
@@ -71,6 +132,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     }
 
     @Override
+    int applyAll(JdbcOutboxStore store, QuarantineSelector selector, int limit) {
+      return store.requeueAll(selector, context().clock().instant(), limit);
+    }
+
+    @Override
     String done() {
       return "requeued";
     }
@@ -86,6 +152,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     @Override
     boolean apply(JdbcOutboxStore store, UUID id) {
       return store.discard(id);
+    }
+
+    @Override
+    int applyAll(JdbcOutboxStore store, QuarantineSelector selector, int limit) {
+      return store.discardAll(selector, limit);
     }
 
     @Override

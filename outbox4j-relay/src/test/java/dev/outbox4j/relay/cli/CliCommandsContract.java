@@ -183,6 +183,38 @@ abstract class CliCommandsContract {
   }
 
   @Test
+  final void requeue_and_discard_act_on_a_selection_and_refuse_ids_mixed_with_one() throws Exception {
+    store.migrate();
+    OutboxEntry first = quarantinedEntry("tenant-1");
+    OutboxEntry second = quarantinedEntry("tenant-2");
+    OutboxEntry third = quarantinedEntry("tenant-3");
+
+    CliRun oneKey = cli("requeue", config(""), "--key", "tenant-1");
+    assertThat(oneKey.code()).as(oneKey.err()).isZero();
+    assertThat(oneKey.out()).contains("requeued 1 entry");
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.find(second.id()).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+
+    CliRun mixed = cli("discard", config(""), "--all", second.id().toString());
+    assertThat(mixed.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(mixed.err()).contains("not both");
+    CliRun neither = cli("discard", config(""));
+    assertThat(neither.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(store.find(second.id())).isPresent();
+
+    CliRun byKind = cli("discard", config(""), "--kind", "PERMANENT_FAILURE", "--destination", "legacy-erp");
+    assertThat(byKind.code()).as(byKind.err()).isZero();
+    assertThat(byKind.out()).contains("discarded 2 entries");
+    assertThat(store.find(second.id())).isEmpty();
+    assertThat(store.find(third.id())).isEmpty();
+    assertThat(store.find(first.id())).isPresent();
+
+    CliRun none = cli("requeue", config(""), "--all");
+    assertThat(none.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(none.out()).contains("requeued 0 entries");
+  }
+
+  @Test
   final void purge_deletes_delivered_entries_past_their_retention_and_nothing_else() throws Exception {
     store.migrate();
     OutboxEntry delivered = store.enqueue(message("orders", "order-3"));

@@ -1,8 +1,10 @@
 package dev.outbox4j.spring.actuate;
 
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.QuarantineSelector;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -22,8 +24,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *   <li>read: {@code GET /actuator/outbox4j?limit=&after=} lists quarantined entries in sequence order, at most
  *       {@code limit} (default 100, at most {@value QuarantineQuery#MAX_LIMIT}) after sequence {@code after};
  *   <li>write: {@code POST /actuator/outbox4j/{id}} requeues the entry (pending again, attempts reset);
- *   <li>delete: {@code DELETE /actuator/outbox4j/{id}} discards it.
+ *   <li>delete: {@code DELETE /actuator/outbox4j/{id}} discards it;
+ *   <li>write: {@code POST /actuator/outbox4j} with a JSON selection ({@code {"all": true}}, or any of {@code key},
+ *       {@code destination}, {@code reason}, {@code kind}, which must all match) requeues every selected entry;
+ *   <li>delete: {@code DELETE /actuator/outbox4j?key=&destination=&reason=&kind=&all=} discards them.
  * </ul>
+ * A bulk action works in batches of {@value #BATCH} entries per transaction and needs at least one criterion or
+ * {@code all=true}, so an empty request never empties the quarantine by accident.
  *
  * <p>Exposed and secured like Actuator's own endpoints: not exposed over HTTP unless listed in
  * {@code management.endpoints.web.exposure.include}; {@code management.endpoint.outbox4j.access=read-only} removes
@@ -32,6 +39,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @Endpoint(id = "outbox4j")
 public final class OutboxEndpoint {
   private static final int DEFAULT_LIMIT = 100;
+  /** Entries changed per transaction by a bulk action. */
+  static final int BATCH = 500;
 
   private final OutboxStore store;
   private final Clock clock;
@@ -78,6 +87,71 @@ public final class OutboxEndpoint {
     UUID entry = UUID.fromString(id);
     return new ActionResult(entry.toString(), "discard", store.discard(entry));
   }
+
+  /**
+   * Requeues every selected entry waiting for an operator (quarantined or parked).
+   *
+   * @param all {@code true} to select every entry; needed when no criterion is given
+   * @param key only entries of this ordering key
+   * @param destination only entries for this destination
+   * @param reason only entries whose reason contains this text
+   * @param kind only quarantined entries of this {@link QuarantineKind}
+   * @return how many were requeued
+   * @throws IllegalArgumentException if nothing is selected, or a criterion is empty or an unknown kind
+   */
+  @WriteOperation
+  public BulkResult requeueSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
+      @Nullable String reason, @Nullable String kind) {
+    QuarantineSelector selector = selector(all, key, destination, reason, kind);
+    return new BulkResult("requeue", inBatches(() -> store.requeueAll(selector, clock.instant(), BATCH)));
+  }
+
+  /**
+   * Discards every selected entry waiting for an operator; the parameters are those of {@link #requeueSelected}.
+   *
+   * @return how many were discarded
+   */
+  @DeleteOperation
+  public BulkResult discardSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
+      @Nullable String reason, @Nullable String kind) {
+    QuarantineSelector selector = selector(all, key, destination, reason, kind);
+    return new BulkResult("discard", inBatches(() -> store.discardAll(selector, BATCH)));
+  }
+
+  /** Runs one batch after another until a batch comes back short; returns the entries changed in all. */
+  private static long inBatches(java.util.function.IntSupplier batch) {
+    long total = 0;
+    for (int changed = BATCH; changed == BATCH; total += changed) {
+      changed = batch.getAsInt();
+    }
+    return total;
+  }
+
+  private static QuarantineSelector selector(@Nullable Boolean all, @Nullable String key,
+      @Nullable String destination, @Nullable String reason, @Nullable String kind) {
+    QuarantineKind parsedKind = null;
+    if (kind != null) {
+      try {
+        parsedKind = QuarantineKind.valueOf(kind);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("kind must be one of " + java.util.Arrays.toString(QuarantineKind.values())
+            + ", was '" + kind + "'", e);
+      }
+    }
+    if (key == null && destination == null && reason == null && parsedKind == null && !Boolean.TRUE.equals(all)) {
+      throw new IllegalArgumentException(
+          "select entries with key, destination, reason or kind, or set all=true for every entry");
+    }
+    return new QuarantineSelector(key, destination, reason, parsedKind);
+  }
+
+  /**
+   * What a bulk operator action did.
+   *
+   * @param action {@code requeue} or {@code discard}
+   * @param entries how many entries it changed
+   */
+  public record BulkResult(String action, long entries) {}
 
   /**
    * The quarantined entries of one page.
