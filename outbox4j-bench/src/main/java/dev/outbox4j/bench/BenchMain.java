@@ -118,11 +118,13 @@ public final class BenchMain {
   static List<Planned> plan(BenchDatabase database, BenchOptions options) {
     List<Planned> plan = new ArrayList<>();
     plan.add(new Planned(Set.of("ceiling"),
-        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, false)));
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED)));
     plan.add(new Planned(Set.of("ceiling"),
-        () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, false)));
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, CeilingDrain.Mode.LOCKED)));
     plan.add(new Planned(Set.of("ceiling"),
-        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, true)));
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LEASED)));
+    plan.add(new Planned(Set.of("ceiling"),
+        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
@@ -142,6 +144,20 @@ public final class BenchMain {
           "4 business row + raw outbox row (reference), " + options.writers() + " writers",
           () -> table.fill(database, 0), (connection, index) -> table.insert(connection));
     }));
+    for (RawKeyedOutboxTable.Numbering numbering : RawKeyedOutboxTable.Numbering.values()) {
+      plan.add(new Planned(Set.of("write"), () -> {
+        BusinessTable.reset(database);
+        RawKeyedOutboxTable table = new RawKeyedOutboxTable("bench_raw_keyed", numbering);
+        table.create(database);
+        boolean side = numbering == RawKeyedOutboxTable.Numbering.SIDE_TABLE;
+        return new WriteScenario(database, options.writers(), side ? "write-raw-keyed-side" : "write-raw-keyed-update",
+            "4 business row + raw keyed outbox row (" + Outbox4jTables.KEYS + " keys) numbered at commit "
+                + (side ? "into a narrow side table" : "by an UPDATE of the row") + " (experiment), "
+                + options.writers() + " writers",
+            () -> table.reset(database),
+            (connection, index) -> table.insert(connection, "key-" + (index % Outbox4jTables.KEYS)));
+      }));
+    }
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false)));
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));

@@ -13,36 +13,52 @@ import java.util.UUID;
 final class CeilingDrain implements Scenario {
   static final int BATCH = 500;
 
+  /** How a batch is claimed and retired. */
+  enum Mode {
+    /** lock, retire, one commit per batch: the ceiling proper */
+    LOCKED,
+    /** claim by UPDATE and commit, then DELETE and commit: a lease-based relay */
+    LEASED,
+    /** session-level advisory locks, then DELETE and unlock, auto-commit: a claim held by the session (experiment) */
+    SESSION
+  }
+
   private final BenchDatabase database;
   private final RawOutboxTable.Completion completion;
-  private final boolean leased;
+  private final Mode mode;
   private final RawOutboxTable table = new RawOutboxTable("bench_ceiling");
   private final HikariDataSource pool;
 
   /**
-   * @param leased {@code false} for the ceiling proper (lock, retire, one commit per batch); {@code true} for the
-   *     reference row of a lease-based relay (claim by UPDATE and commit, then DELETE and commit), DELETE only
+   * @param completion how {@link Mode#LOCKED} retires a row; the other modes delete
+   * @param mode how a batch is claimed and retired
    */
-  CeilingDrain(BenchDatabase database, RawOutboxTable.Completion completion, boolean leased) throws Exception {
+  CeilingDrain(BenchDatabase database, RawOutboxTable.Completion completion, Mode mode) throws Exception {
     this.database = database;
     this.completion = completion;
-    this.leased = leased;
+    this.mode = mode;
     table.create(database);
-    this.pool = database.pool("ceiling", 1, false);
+    this.pool = database.pool("ceiling", 1, mode == Mode.SESSION);
   }
 
   @Override
   public String id() {
-    if (leased) {
+    if (mode == Mode.LEASED) {
       return "ceiling-leased-delete";
+    }
+    if (mode == Mode.SESSION) {
+      return "ceiling-session-delete";
     }
     return completion == RawOutboxTable.Completion.DELETE ? "ceiling-delete" : "ceiling-update";
   }
 
   @Override
   public String title() {
-    if (leased) {
+    if (mode == Mode.LEASED) {
       return "1 reference: raw leased claim of " + BATCH + " (UPDATE … RETURNING, commit), then DELETE (commit)";
+    }
+    if (mode == Mode.SESSION) {
+      return "1 experiment: raw session claim of " + BATCH + " (advisory locks, fresh read), then DELETE + unlock";
     }
     return "1 ceiling: raw JDBC drain, batches of " + BATCH + ", "
         + (completion == RawOutboxTable.Completion.DELETE ? "DELETE" : "UPDATE to DELIVERED");
@@ -57,10 +73,15 @@ final class CeilingDrain implements Scenario {
   public Outcome execute(int messages) throws Exception {
     long drained = 0;
     try (Connection connection = pool.getConnection()) {
-      if (leased) {
+      if (mode == Mode.LEASED) {
         for (List<UUID> ids = table.claimBatch(connection, BATCH); !ids.isEmpty();
             ids = table.claimBatch(connection, BATCH)) {
           drained += table.deleteIds(connection, ids);
+        }
+      } else if (mode == Mode.SESSION) {
+        for (List<UUID> ids = table.sessionClaimBatch(connection, BATCH); !ids.isEmpty();
+            ids = table.sessionClaimBatch(connection, BATCH)) {
+          drained += table.deleteIdsAndUnlock(connection, ids);
         }
       } else {
         for (int batch = table.drainBatch(connection, completion, BATCH); batch > 0;

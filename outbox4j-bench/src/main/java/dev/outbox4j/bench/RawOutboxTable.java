@@ -98,16 +98,7 @@ final class RawOutboxTable {
         "SELECT id, destination, ordering_key, payload, content_type, headers FROM " + name
             + " WHERE status = 'PENDING' AND available_at <= now() ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED")) {
       select.setInt(1, limit);
-      try (ResultSet rows = select.executeQuery()) {
-        while (rows.next()) {
-          ids.add(rows.getObject(1, UUID.class));
-          rows.getString(2);
-          rows.getString(3);
-          rows.getBytes(4);
-          rows.getString(5);
-          rows.getString(6);
-        }
-      }
+      readWhole(select, ids);
     }
     if (ids.isEmpty()) {
       connection.commit();
@@ -141,19 +132,71 @@ final class RawOutboxTable {
             + " RETURNING id, destination, ordering_key, payload, content_type, headers")) {
       claim.setObject(1, UUID.randomUUID());
       claim.setInt(2, limit);
-      try (ResultSet rows = claim.executeQuery()) {
-        while (rows.next()) {
-          ids.add(rows.getObject(1, UUID.class));
-          rows.getString(2);
-          rows.getString(3);
-          rows.getBytes(4);
-          rows.getString(5);
-          rows.getString(6);
-        }
-      }
+      readWhole(claim, ids);
     }
     connection.commit();
     return ids;
+  }
+
+  /**
+   * A claim held by the database session instead of written into the rows (the design measured for issue 14): a
+   * read-only statement takes a session-level advisory lock on the {@code seq} of up to {@code limit} waiting rows
+   * (skipping rows another session holds), then a second statement, with a fresh snapshot, reads the locked rows that
+   * are still waiting. No row version is written; a dead session's locks vanish with it.
+   *
+   * @param connection a connection in auto-commit mode
+   * @return the ids claimed
+   */
+  List<UUID> sessionClaimBatch(Connection connection, int limit) throws SQLException {
+    List<Long> locked = new ArrayList<>(limit);
+    try (PreparedStatement lock = connection.prepareStatement(
+        "WITH candidates AS MATERIALIZED (SELECT seq FROM " + name + " WHERE status = 'PENDING'"
+            + " AND available_at <= now() ORDER BY seq LIMIT ?)"
+            + " SELECT seq FROM candidates WHERE pg_try_advisory_lock(seq)")) {
+      lock.setInt(1, limit);
+      try (ResultSet rows = lock.executeQuery()) {
+        while (rows.next()) {
+          locked.add(rows.getLong(1));
+        }
+      }
+    }
+    List<UUID> ids = new ArrayList<>(locked.size());
+    if (locked.isEmpty()) {
+      return ids;
+    }
+    try (PreparedStatement read = connection.prepareStatement(
+        "SELECT id, destination, ordering_key, payload, content_type, headers FROM " + name
+            + " WHERE seq = ANY(?) AND status = 'PENDING'")) {
+      read.setArray(1, connection.createArrayOf("bigint", locked.toArray()));
+      readWhole(read, ids);
+    }
+    return ids;
+  }
+
+  /** Deletes the given rows and releases their session locks in one auto-commit statement. */
+  int deleteIdsAndUnlock(Connection connection, List<UUID> ids) throws SQLException {
+    try (PreparedStatement delete = connection.prepareStatement("WITH retired AS (DELETE FROM " + name
+        + " WHERE id = ANY(?) RETURNING seq) SELECT count(*) FILTER (WHERE pg_advisory_unlock(seq)) FROM retired")) {
+      delete.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+      try (ResultSet result = delete.executeQuery()) {
+        result.next();
+        return result.getInt(1);
+      }
+    }
+  }
+
+  /** Reads every selected row whole, as a relay must to send it, and collects the ids. */
+  private static void readWhole(PreparedStatement select, List<UUID> ids) throws SQLException {
+    try (ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        ids.add(rows.getObject(1, UUID.class));
+        rows.getString(2);
+        rows.getString(3);
+        rows.getBytes(4);
+        rows.getString(5);
+        rows.getString(6);
+      }
+    }
   }
 
   /** Deletes the given rows in one statement and commits: the completion after a leased claim. */

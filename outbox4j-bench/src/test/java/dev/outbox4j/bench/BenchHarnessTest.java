@@ -26,7 +26,7 @@ class BenchHarnessTest {
 
   @Test
   void ceiling_drain_by_delete_retires_every_pre_inserted_row() throws Exception {
-    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, false)) {
+    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED)) {
       ceiling.prepare(1_200);
       assertThat(database.count("bench_ceiling")).isEqualTo(1_200);
 
@@ -39,7 +39,7 @@ class BenchHarnessTest {
 
   @Test
   void ceiling_drain_by_update_leaves_every_row_delivered() throws Exception {
-    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, false)) {
+    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, CeilingDrain.Mode.LOCKED)) {
       ceiling.prepare(1_200);
 
       ceiling.execute(1_200);
@@ -51,11 +51,23 @@ class BenchHarnessTest {
 
   @Test
   void leased_reference_drain_claims_and_deletes_every_row() throws Exception {
-    try (CeilingDrain leased = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, true)) {
+    try (CeilingDrain leased = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LEASED)) {
       leased.prepare(1_200);
 
       assertThat(leased.execute(1_200).messages()).isEqualTo(1_200);
       assertThat(database.count("bench_ceiling")).isZero();
+    }
+  }
+
+  @Test
+  void session_claim_drain_deletes_every_row_and_leaves_no_advisory_lock() throws Exception {
+    try (CeilingDrain session = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)) {
+      session.prepare(1_200);
+
+      assertThat(session.execute(1_200).messages()).isEqualTo(1_200);
+      assertThat(database.count("bench_ceiling")).isZero();
+      assertThat(countWhere("pg_locks",
+          "locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).isZero();
     }
   }
 
