@@ -100,7 +100,7 @@ import org.jspecify.annotations.Nullable;
  * starts with its candidate read, so its snapshot is taken at the claim, and its locks are taken by primary key on
  * rows that exist, so they lock no gaps. Thread-safe.
  */
-public final class JdbcOutboxStore implements OutboxStore {
+public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** Attempts of one store unit of work that the database keeps choosing as a deadlock victim. */
   private static final int DEADLOCK_ATTEMPTS = 8;
 
@@ -115,7 +115,7 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   private static final int MAX_IDS_PER_STATEMENT = 500;
   /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */
-  private static final int MAX_CLAIM = 10_000;
+  static final int MAX_CLAIM = 10_000;
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
   /** The statuses that wait for an operator: listed, requeued and discarded by the operator face. */
   private static final String AWAITING_OPERATOR = "status IN ('QUARANTINED', 'PARKED')";
@@ -133,6 +133,8 @@ public final class JdbcOutboxStore implements OutboxStore {
   private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
   private volatile boolean headsFirst;
+  /** The claim face under {@link ClaimStrategy#SESSION_LOCKS}, or {@code null} under leased rows. */
+  private final @Nullable SessionClaims sessionClaims;
 
   private JdbcOutboxStore(Builder builder) {
     this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
@@ -144,6 +146,25 @@ public final class JdbcOutboxStore implements OutboxStore {
     this.limits = builder.limits;
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
+    this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
+        ? new SessionClaims(this::openSession, this::candidates, rows::entry, table)
+        : null;
+  }
+
+  /** Opens the connection that holds session claims; refuses a database other than PostgreSQL. */
+  private Connection openSession() throws SQLException {
+    Connection borrowed = dataSource.getConnection();
+    try {
+      Connection connection = ready(borrowed);
+      if (!"postgresql".equals(dialect.name())) {
+        throw new IllegalStateException("ClaimStrategy.SESSION_LOCKS needs PostgreSQL 14 or later; this store's"
+            + " database is " + dialect.name() + " (use ClaimStrategy.LEASED_ROWS)");
+      }
+      return connection;
+    } catch (SQLException | RuntimeException e) {
+      borrowed.close();
+      throw e;
+    }
   }
 
   private record ClaimReads(String window, String headsAndUnkeyed) {}
@@ -225,6 +246,18 @@ public final class JdbcOutboxStore implements OutboxStore {
     return names;
   }
 
+  /**
+   * Gives back the connection that holds this store's claims under {@link ClaimStrategy#SESSION_LOCKS}, releasing
+   * them (their entries become claimable by other relays at once); nothing to do under
+   * {@link ClaimStrategy#LEASED_ROWS}. Close the store after the relays that use it.
+   */
+  @Override
+  public void close() {
+    if (sessionClaims != null) {
+      sessionClaims.close();
+    }
+  }
+
   // ------------------------------------------------------------------------------------------ claim face
 
   @Override
@@ -236,8 +269,15 @@ public final class JdbcOutboxStore implements OutboxStore {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
     int wanted = Math.min(limit, MAX_CLAIM);
-    UUID token = UUID.randomUUID();
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
+    if (sessionClaims != null) {
+      try {
+        return sessionClaims.claim(wanted, now, lease, leaseUntil);
+      } catch (SQLException e) {
+        throw failure("claim", e);
+      }
+    }
+    UUID token = UUID.randomUUID();
     List<OutboxEntry> claimed = dialect.supportsReturning()
         ? autoCommit("claim", c -> {
           List<Long> candidates = candidates(c, wanted, now);
@@ -318,8 +358,11 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** Locks the candidates still claimable as last committed, skipping those another relay holds, and claims them. */
   private List<OutboxEntry> claimReturning(Connection connection, List<Long> candidates, int limit, Instant now,
       Instant leaseUntil, UUID token) throws SQLException {
+    // The advisory lock (held to the end of this statement) skips entries claimed by a relay with session locks.
     String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE c.seq IN " + placeholders(candidates.size())
-        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
+        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND pg_try_advisory_xact_lock("
+        + SessionClaims.namespace(table) + ", " + SessionClaims.lockKey("c.seq") + ")"
+        + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
         + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
         + " FROM picked WHERE o.id = picked.id RETURNING " + OutboxRows.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
@@ -378,6 +421,9 @@ public final class JdbcOutboxStore implements OutboxStore {
 
   @Override
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
+    if (sessionClaims != null) {
+      return retireSessionClaims(claims, now);
+    }
     Map<UUID, List<Claim>> byToken = new LinkedHashMap<>();
     for (Claim claim : claims) {
       byToken.computeIfAbsent(claim.token(), t -> new ArrayList<>()).add(claim);
@@ -389,6 +435,30 @@ public final class JdbcOutboxStore implements OutboxStore {
         List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
         Set<UUID> retired = retire(group.getKey(), chunk, now);
         chunk.stream().filter(c -> !retired.contains(c.id())).forEach(lost::add);
+      }
+    }
+    return lost;
+  }
+
+  private List<Claim> retireSessionClaims(Collection<Claim> claims, Instant now) {
+    List<Claim> all = List.copyOf(claims);
+    List<Claim> lost = new ArrayList<>();
+    String retire = retention.deletesOnDelivery()
+        ? "DELETE FROM " + table + " o"
+        : "UPDATE " + table + " o SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+            + " version = o.version + 1";
+    for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
+      List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
+      try {
+        lost.addAll(Objects.requireNonNull(sessionClaims).retire(chunk, retire, retention.deletesOnDelivery(), s -> {
+          if (retention.deletesOnDelivery()) {
+            return 1;
+          }
+          dialect.setInstant(s, 1, now);
+          return 2;
+        }));
+      } catch (SQLException e) {
+        throw failure("markDelivered", e);
       }
     }
     return lost;
@@ -497,6 +567,14 @@ public final class JdbcOutboxStore implements OutboxStore {
   }
 
   private boolean fencedUpdate(String what, String set, Claim claim, Binder binder) {
+    if (sessionClaims != null) {
+      try {
+        return sessionClaims.update(claim, "UPDATE " + table + " o SET " + set
+            + ", claim_token = NULL, lease_until = NULL, version = o.version + 1", binder::bind);
+      } catch (SQLException e) {
+        throw failure(what, e);
+      }
+    }
     String sql = "UPDATE " + table + " SET " + set + ", claim_token = NULL, lease_until = NULL, version = version + 1"
         + " WHERE id = ? AND claim_token = ?";
     return autoCommit(what, c -> {
@@ -664,7 +742,8 @@ public final class JdbcOutboxStore implements OutboxStore {
         dialect.setInstant(select, 1, now);
         try (ResultSet row = select.executeQuery()) {
           row.next();
-          return new OutboxStats(row.getLong("waiting"), row.getLong("in_flight"), row.getLong("quarantined"),
+          long inFlight = row.getLong("in_flight") + (sessionClaims == null ? 0 : sessionClaims.inFlight(c, now));
+          return new OutboxStats(row.getLong("waiting"), inFlight, row.getLong("quarantined"),
               dialect.getInstant(row, "oldest"));
         }
       }
@@ -985,6 +1064,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     private Retention retention = Retention.deleteOnDelivery();
     private MessageLimits limits = MessageLimits.defaults();
     private Duration queryTimeout = Duration.ofSeconds(DEFAULT_QUERY_TIMEOUT_SECONDS);
+    private ClaimStrategy claimStrategy = ClaimStrategy.LEASED_ROWS;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -1075,6 +1155,17 @@ public final class JdbcOutboxStore implements OutboxStore {
         throw new IllegalArgumentException("queryTimeout must be zero (none) or at least 1 second, was " + timeout);
       }
       this.queryTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * @param strategy how claims are held; default {@link ClaimStrategy#LEASED_ROWS}.
+     *     {@link ClaimStrategy#SESSION_LOCKS} needs PostgreSQL 14 or later: claiming on another database fails with an
+     *     {@link IllegalStateException}
+     * @return this builder
+     */
+    public Builder withClaimStrategy(ClaimStrategy strategy) {
+      this.claimStrategy = Objects.requireNonNull(strategy, "strategy");
       return this;
     }
 

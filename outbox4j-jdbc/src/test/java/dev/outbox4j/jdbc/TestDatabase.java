@@ -62,9 +62,15 @@ enum TestDatabase {
 
   /** @return an empty store over the prefix's tables */
   JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention) {
+    return emptyStore(prefix, clock, retention, ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** @return an empty store over the prefix's tables, claiming with the given strategy; the caller closes it */
+  JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention, ClaimStrategy claims) {
     DataSource pool = pool(prefix);
     truncate(pool, TableNames.withPrefix(prefix));
-    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention).build();
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention)
+        .withClaimStrategy(claims).build();
   }
 
   /**
@@ -72,8 +78,14 @@ enum TestDatabase {
    *     have; nothing is truncated. The pool lives as long as the test JVM.
    */
   JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention) {
+    return secondStore(prefix, clock, retention, ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** As {@link #secondStore(String, Clock, Retention)}, claiming with the given strategy; the caller closes it. */
+  JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention, ClaimStrategy claims) {
     DataSource pool = POOLS.computeIfAbsent(prefix + "#second", p -> newPool(prefix, 4));
-    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention).build();
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention)
+        .withClaimStrategy(claims).build();
   }
 
   void dropAndMigrate(DataSource dataSource, TableNames names) {

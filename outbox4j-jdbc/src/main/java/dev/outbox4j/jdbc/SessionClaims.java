@@ -1,0 +1,421 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.OutboxEntry;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The claim face of a {@link JdbcOutboxStore} under {@link ClaimStrategy#SESSION_LOCKS} (PostgreSQL 14+).
+ *
+ * <h2>How a claim is held</h2>
+ * The store keeps one connection, the <em>session</em>, for its claims. Claiming an entry takes a session-level
+ * advisory lock on it, {@code pg_try_advisory_lock(namespace, seq)}, where the namespace is derived from the table
+ * name; nothing is written. Other sessions' claims skip entries whose lock they cannot take; the entries stay
+ * {@code PENDING} or {@code FAILED} in the table, so key order works as for leased rows: a claimed head is still its
+ * key's oldest undelivered entry, so nothing behind it is a candidate.
+ *
+ * <p>A claim is three reads in auto-commit, none of which writes: the candidates (the same window and heads reads as
+ * leased rows), the lock statement (the candidates still waiting, locked with {@code pg_try_advisory_lock} in a
+ * subquery fenced by {@code OFFSET 0} so that only rows returned are locked), and a re-read with a fresh snapshot: a row
+ * whose completion another session committed between the lock statement's snapshot and its lock is no longer waiting
+ * there, and is unlocked at once in that same statement.
+ *
+ * <h2>Fencing</h2>
+ * A completion is applied only through the session that holds the claim, only if the store still holds the claim
+ * under the claim's token, and only if the entry's version is the one claimed (an entry-face mutation changes it, and so
+ * cancels the claim). The retiring statement commits before its locks are released, so no other relay can lock an
+ * entry whose completion it could not yet see. When the session dies (the relay process died, the database restarted,
+ * or the server ended a session idle for longer than {@code idle_session_timeout}, which the store sets to the lease),
+ * every claim it held is released by the server and reported lost by this store.
+ *
+ * <p>Within this store a lease still counts: a claim whose lease has passed is handed out again by this store (under a
+ * new token, which makes the old claim lost) when it is among the next candidates, and until then its completion still
+ * applies, as with leased rows. Other relays see it as claimed until this session releases it or ends.
+ *
+ * <p>Thread-safe: every operation holds the session for its statements.
+ */
+final class SessionClaims implements AutoCloseable {
+  /** Opens a connection for the session, its statements bounded like the store's own. */
+  interface Connector {
+    Connection open() throws SQLException;
+  }
+
+  /** The store's candidate reads. */
+  interface Candidates {
+    List<Long> read(Connection connection, int limit, Instant now) throws SQLException;
+  }
+
+  /** The store's row mapping. */
+  interface Rows {
+    OutboxEntry entry(ResultSet row) throws SQLException;
+  }
+
+  /** Binds the parameters of a SET clause from index 1; returns the next free index. */
+  interface Binder {
+    int bind(PreparedStatement statement) throws SQLException;
+  }
+
+  private record Held(UUID token, Instant leaseUntil, long version) {}
+
+  private static final class Session {
+    final Connection connection;
+    final int pid;
+    final Map<Long, Held> held = new HashMap<>();
+    Duration idleTimeout;
+
+    Session(Connection connection, int pid, Duration idleTimeout) {
+      this.connection = connection;
+      this.pid = pid;
+      this.idleTimeout = idleTimeout;
+    }
+  }
+
+  private static final String WAITING = "status IN ('PENDING', 'FAILED')";
+
+  private final Connector connector;
+  private final Candidates candidates;
+  private final Rows rows;
+  private final String table;
+  private final String columns;
+  /** The advisory lock's first key: the table's, so two outbox tables' entries of equal seq never collide. */
+  private final int namespace;
+  private final ReentrantLock lock = new ReentrantLock();
+  private @Nullable Session session;
+
+  SessionClaims(Connector connector, Candidates candidates, Rows rows, String table) {
+    this.connector = connector;
+    this.candidates = candidates;
+    this.rows = rows;
+    this.table = table;
+    this.columns = OutboxRows.columns("o");
+    this.namespace = namespace(table);
+  }
+
+  /** @return the first key of this table's advisory locks: a non-negative hash of its qualified name */
+  static int namespace(String table) {
+    return table.hashCode() & Integer.MAX_VALUE;
+  }
+
+  /** @return the SQL expression of the second key of {@code seqExpression}'s lock: its low 31 bits */
+  static String lockKey(String seqExpression) {
+    return "(" + seqExpression + " & 2147483647)::int";
+  }
+
+  /** @return the claims, in {@code seq} order */
+  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil) throws SQLException {
+    lock.lock();
+    try {
+      try {
+        return claimOn(session(lease), limit, now, leaseUntil);
+      } catch (SQLException e) {
+        if (!dropIfDead()) {
+          throw e;
+        }
+        return claimOn(session(lease), limit, now, leaseUntil); // a session the server had ended: once more
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private List<Claim> claimOn(Session s, int limit, Instant now, Instant leaseUntil) throws SQLException {
+    List<Long> reused = new ArrayList<>();
+    List<Long> fresh = new ArrayList<>();
+    // The candidate reads cannot see locks: ask for as many more as this session holds, so its own entries in flight
+    // do not crowd the new ones out.
+    int wanted = (int) Math.min(JdbcOutboxStore.MAX_CLAIM, (long) limit + s.held.size());
+    for (long seq : candidates.read(s.connection, wanted, now)) {
+      Held held = s.held.get(seq);
+      if (held == null) {
+        fresh.add(seq);
+      } else if (!held.leaseUntil().isAfter(now) && reused.size() < limit) {
+        reused.add(seq); // this session's own expired claim: still locked by it, handed out again
+      }
+    }
+    List<Long> locked = new ArrayList<>(reused);
+    if (!fresh.isEmpty() && reused.size() < limit) {
+      locked.addAll(lockFresh(s.connection, fresh, limit - reused.size(), now));
+    }
+    if (locked.isEmpty()) {
+      return List.of();
+    }
+    UUID token = UUID.randomUUID();
+    List<Claim> claims = new ArrayList<>();
+    Set<Long> kept = new HashSet<>();
+    for (OutboxEntry entry : rereadUnlockingRejects(s.connection, locked, now)) {
+      kept.add(entry.sequence());
+      s.held.put(entry.sequence(), new Held(token, leaseUntil, entry.version()));
+      claims.add(new Claim(entry, token, leaseUntil));
+    }
+    reused.stream().filter(seq -> !kept.contains(seq)).forEach(s.held::remove); // unlocked by the re-read
+    claims.sort(Comparator.comparingLong(claim -> claim.entry().sequence()));
+    return claims;
+  }
+
+  /** Locks up to {@code limit} of the candidates that are still waiting and that no other session holds. */
+  private List<Long> lockFresh(Connection connection, List<Long> fresh, int limit, Instant now) throws SQLException {
+    String sql = "SELECT l.seq FROM (SELECT c.seq FROM " + table + " c WHERE c.seq = ANY(?) AND c." + WAITING
+        + " AND " + ClaimSql.ready("c") + " ORDER BY c.seq OFFSET 0) l"
+        + " WHERE pg_try_advisory_lock(?, " + lockKey("l.seq") + ") LIMIT ?";
+    List<Long> locked = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setArray(1, seqs(connection, fresh));
+      statement.setObject(2, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+      statement.setObject(3, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+      statement.setInt(4, namespace);
+      statement.setInt(5, limit);
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          locked.add(result.getLong(1));
+        }
+      }
+    }
+    return locked;
+  }
+
+  /**
+   * Reads the locked entries with a fresh snapshot; those no longer waiting and ready are unlocked by the same
+   * statement (the {@code CASE} makes the unlock run only for them) and not returned.
+   */
+  private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, Instant now)
+      throws SQLException {
+    String sql = "SELECT " + columns + " FROM unnest(?::bigint[]) AS l(seq) LEFT JOIN " + table + " o"
+        + " ON o.seq = l.seq AND o." + WAITING + " AND " + ClaimSql.ready("o")
+        + " WHERE CASE WHEN o.seq IS NOT NULL THEN true ELSE NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") END";
+    List<OutboxEntry> entries = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setArray(1, seqs(connection, locked));
+      statement.setObject(2, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+      statement.setObject(3, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+      statement.setInt(4, namespace);
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          entries.add(rows.entry(result));
+        }
+      }
+    }
+    return entries;
+  }
+
+  /**
+   * Retires the claims this session still holds under their tokens and versions, then releases them.
+   *
+   * @param retire {@code DELETE FROM <table> o} or {@code UPDATE <table> o SET ...}, to which the version check and
+   *     {@code RETURNING o.seq} are added; its own parameters are bound by {@code binder}
+   * @return the claims that were lost
+   */
+  List<Claim> retire(Collection<Claim> claims, String retire, boolean isDelete, Binder binder) throws SQLException {
+    lock.lock();
+    try {
+      Session s = session;
+      List<Claim> held = new ArrayList<>();
+      List<Claim> lost = new ArrayList<>();
+      for (Claim claim : claims) {
+        (holds(s, claim) ? held : lost).add(claim);
+      }
+      if (held.isEmpty() || s == null) {
+        return lost;
+      }
+      String sql = retire + (isDelete ? " USING" : " FROM") + " unnest(?::bigint[], ?::bigint[]) AS c(seq, version)"
+          + " WHERE o.seq = c.seq AND o.version = c.version AND o." + WAITING + " RETURNING o.seq";
+      Set<Long> retired = new HashSet<>();
+      try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
+        int next = binder.bind(statement);
+        statement.setArray(next, seqs(s.connection, held.stream().map(c -> c.entry().sequence()).toList()));
+        statement.setArray(next + 1, s.connection.createArrayOf("bigint",
+            held.stream().map(c -> s.held.get(c.entry().sequence()).version()).toArray()));
+        try (ResultSet result = statement.executeQuery()) {
+          while (result.next()) {
+            retired.add(result.getLong(1));
+          }
+        }
+      } catch (SQLException e) {
+        if (dropIfDead()) {
+          lost.addAll(held); // released by the server with the session; the statement did not answer
+          return lost;
+        }
+        throw e;
+      }
+      try {
+        release(s, held.stream().map(c -> c.entry().sequence()).toList());
+      } catch (SQLException e) {
+        if (!dropIfDead()) {
+          throw e;
+        }
+      }
+      held.stream().filter(c -> !retired.contains(c.entry().sequence())).forEach(lost::add);
+      return lost;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies one claim's outcome if this session still holds it under its token and version, then releases it.
+   *
+   * @param update {@code UPDATE <table> o SET ...}; the version check is added; {@code binder} binds its SET clause
+   * @return whether it was applied
+   */
+  boolean update(Claim claim, String update, Binder binder) throws SQLException {
+    List<Claim> lost = retire(List.of(claim), update, false, binder);
+    return lost.isEmpty();
+  }
+
+  /** Releases the given entries' locks and forgets them; runs after the statement that retired them committed. */
+  private void release(Session s, List<Long> seqs) throws SQLException {
+    try (PreparedStatement unlock = s.connection.prepareStatement(
+        "SELECT count(*) FILTER (WHERE pg_advisory_unlock(?, " + lockKey("u.seq") + ")) FROM unnest(?::bigint[]) AS u(seq)")) {
+      unlock.setInt(1, namespace);
+      unlock.setArray(2, seqs(s.connection, seqs));
+      unlock.executeQuery().close();
+    }
+    seqs.forEach(s.held::remove);
+  }
+
+  private static boolean holds(@Nullable Session s, Claim claim) {
+    if (s == null) {
+      return false;
+    }
+    Held held = s.held.get(claim.entry().sequence());
+    return held != null && held.token().equals(claim.token());
+  }
+
+  /**
+   * @return how many entries this store holds under an unexpired lease, plus every entry another session of this
+   *     database holds in this table's namespace (their leases are not known here)
+   */
+  long inFlight(Connection connection, Instant now) throws SQLException {
+    long own = 0;
+    int ownPid = -1;
+    lock.lock();
+    try {
+      Session s = session;
+      if (s != null) {
+        ownPid = s.pid;
+        own = s.held.values().stream().filter(h -> h.leaseUntil().isAfter(now)).count();
+      }
+    } finally {
+      lock.unlock();
+    }
+    try (PreparedStatement others = connection.prepareStatement("SELECT count(*) FROM pg_locks"
+        + " WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ?::int::oid AND pid <> ?"
+        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
+      others.setInt(1, namespace);
+      others.setInt(2, ownPid);
+      try (ResultSet result = others.executeQuery()) {
+        result.next();
+        return own + result.getLong(1);
+      }
+    }
+  }
+
+  /** The session, opened when there is none; its idle timeout follows the lease of the latest claim. */
+  private Session session(Duration lease) throws SQLException {
+    Session s = session;
+    if (s == null) {
+      Connection connection = connector.open();
+      try {
+        connection.setAutoCommit(true);
+        int pid;
+        try (Statement statement = connection.createStatement()) {
+          try (ResultSet version = statement.executeQuery("SELECT current_setting('server_version_num')::int,"
+              + " pg_backend_pid()")) {
+            version.next();
+            if (version.getInt(1) < 140000) {
+              throw new IllegalStateException("ClaimStrategy.SESSION_LOCKS needs PostgreSQL 14 or later"
+                  + " (idle_session_timeout); this server is version " + version.getInt(1));
+            }
+            pid = version.getInt(2);
+          }
+        }
+        s = new Session(connection, pid, Duration.ZERO);
+      } catch (SQLException | RuntimeException e) {
+        closeQuietly(connection, e);
+        throw e;
+      }
+      session = s;
+    }
+    if (!s.idleTimeout.equals(lease)) {
+      try (Statement statement = s.connection.createStatement()) {
+        statement.execute("SET idle_session_timeout = " + Math.max(1, lease.toMillis()));
+      }
+      s.idleTimeout = lease;
+    }
+    return s;
+  }
+
+  /** @return whether the session had died (and is now dropped, its claims lost); it stays if it is alive */
+  private boolean dropIfDead() {
+    Session s = session;
+    if (s == null) {
+      return false;
+    }
+    boolean alive;
+    try {
+      alive = s.connection.isValid(2);
+    } catch (SQLException e) {
+      alive = false;
+    }
+    if (!alive) {
+      session = null;
+      closeQuietly(s.connection, null);
+    }
+    return !alive;
+  }
+
+  private static void closeQuietly(Connection connection, @Nullable Throwable cause) {
+    try {
+      connection.close();
+    } catch (SQLException suppressed) {
+      if (cause != null) {
+        cause.addSuppressed(suppressed);
+      }
+    }
+  }
+
+  private static Array seqs(Connection connection, List<Long> seqs) throws SQLException {
+    return connection.createArrayOf("bigint", seqs.toArray());
+  }
+
+  /**
+   * Releases every claim the session holds (they become claimable by other relays at once) and gives its connection
+   * back. A pool keeps the connection's session alive, so the locks and the idle timeout are undone first.
+   */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      Session s = session;
+      session = null;
+      if (s != null) {
+        try (Statement statement = s.connection.createStatement()) {
+          statement.execute("SELECT pg_advisory_unlock_all()");
+          statement.execute("RESET idle_session_timeout");
+        } catch (SQLException e) {
+          // a dead session holds nothing any more
+        }
+        closeQuietly(s.connection, null);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package dev.outbox4j.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.testkit.SettableClock;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What only {@link ClaimStrategy#SESSION_LOCKS} promises, on the real server: a relay's claims live exactly as long
+ * as its session, whether the session ends because the relay died, because the server ended it after the lease of
+ * idleness (a frozen relay), or because the store was closed; and leased rows and session locks never hand out the
+ * same entry.
+ */
+class PostgresSessionClaimsTest {
+  private static final String PREFIX = "pgsessx_";
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  private final SettableClock clock = SettableClock.atFixedStart();
+  private final List<JdbcOutboxStore> opened = new ArrayList<>();
+  private JdbcOutboxStore first;
+  private JdbcOutboxStore second;
+
+  @BeforeEach
+  void stores() {
+    first = open(TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(),
+        ClaimStrategy.SESSION_LOCKS));
+    second = open(TestDatabase.POSTGRES.secondStore(PREFIX, clock, Retention.deleteOnDelivery(),
+        ClaimStrategy.SESSION_LOCKS));
+  }
+
+  @AfterEach
+  void closeSessions() {
+    opened.forEach(JdbcOutboxStore::close);
+  }
+
+  private JdbcOutboxStore open(JdbcOutboxStore store) {
+    opened.add(store);
+    return store;
+  }
+
+  private UUID write(String key) {
+    return first.enqueue(Message.builder().withDestination("d").withOrderingKey(key).build()).id();
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  @Test
+  void another_session_cannot_claim_what_a_live_session_holds_even_after_the_lease() {
+    write("a");
+    write(null);
+    assertThat(first.claim(10, now(), LEASE)).hasSize(2);
+
+    assertThat(second.claim(10, now().plus(LEASE).plusSeconds(1), LEASE)).isEmpty();
+    assertThat(second.stats(now()).inFlight()).isEqualTo(2);
+  }
+
+  @Test
+  void a_dead_sessions_claims_are_free_at_once_and_its_completions_are_lost() throws Exception {
+    UUID head = write("a");
+    write("a");
+    List<Claim> claims = first.claim(10, now(), LEASE);
+    assertThat(claims).extracting(Claim::id).containsExactly(head);
+
+    terminateSessionsHoldingClaims();
+
+    List<Claim> takenOver = second.claim(10, now(), LEASE);
+    assertThat(takenOver).extracting(Claim::id).containsExactly(head);
+    assertThat(first.markDelivered(claims, now())).as("lost with its session").containsExactly(claims.get(0));
+    assertThat(first.find(head)).isPresent();
+    assertThat(second.markDelivered(takenOver, now())).isEmpty();
+    assertThat(first.find(head)).isEmpty();
+    assertThat(first.claim(10, now(), LEASE)).as("a new session, the key's next entry").hasSize(1);
+  }
+
+  @Test
+  void the_server_ends_a_session_idle_for_longer_than_the_lease_and_its_claims_are_taken_over() throws Exception {
+    UUID id = write("frozen");
+    Duration shortLease = Duration.ofMillis(800);
+    List<Claim> claims = first.claim(10, now(), shortLease);
+    assertThat(claims).hasSize(1);
+    assertThat(second.claim(10, now(), shortLease)).isEmpty();
+
+    Thread.sleep(2_000); // the first relay is "frozen": its session says nothing for longer than the lease
+
+    List<Claim> takenOver = second.claim(10, now(), LEASE);
+    assertThat(takenOver).extracting(Claim::id).containsExactly(id);
+    assertThat(first.markFailed(claims.get(0), "late", now())).isFalse();
+    assertThat(second.markDelivered(takenOver, now())).isEmpty();
+  }
+
+  @Test
+  void closing_the_store_releases_its_claims() {
+    write(null);
+    assertThat(first.claim(10, now(), LEASE)).hasSize(1);
+
+    first.close();
+
+    assertThat(second.claim(10, now(), LEASE)).hasSize(1);
+  }
+
+  @Test
+  void leased_rows_and_session_locks_never_hand_out_the_same_entry() {
+    JdbcOutboxStore leased = TestDatabase.POSTGRES.secondStore(PREFIX, clock, Retention.deleteOnDelivery());
+    UUID sessionClaimed = write(null);
+    assertThat(first.claim(1, now(), LEASE)).extracting(Claim::id).containsExactly(sessionClaimed);
+    UUID leaseClaimed = write(null);
+
+    assertThat(leased.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(leaseClaimed);
+    assertThat(second.claim(10, now(), LEASE)).isEmpty();
+  }
+
+  @Test
+  void an_entry_face_change_of_a_claimed_entry_cancels_the_claim_and_its_lock_is_released_on_completion() {
+    UUID id = write("k");
+    Claim claim = first.claim(10, now(), LEASE).get(0);
+
+    first.markFailed(first.find(id).orElseThrow(), "operator retry", now());
+
+    assertThat(first.markDelivered(List.of(claim), now())).containsExactly(claim);
+    assertThat(second.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(id);
+  }
+
+  @Test
+  void session_locks_on_another_database_fail_clearly() {
+    JdbcOutboxStore h2 = open(TestDatabase.H2.emptyStore("h2sess_", clock, Retention.deleteOnDelivery(),
+        ClaimStrategy.SESSION_LOCKS));
+
+    assertThatThrownBy(() -> h2.claim(10, now(), LEASE)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("PostgreSQL 14").hasMessageContaining("LEASED_ROWS");
+  }
+
+  private void terminateSessionsHoldingClaims() throws SQLException {
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM (SELECT DISTINCT pid FROM pg_locks"
+            + " WHERE locktype = 'advisory' AND classid = " + SessionClaims.namespace(first.tableNames().qualified("outbox"))
+            + "::int::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) held")) {
+      r.next();
+      assertThat(r.getInt(1)).isEqualTo(1);
+    }
+  }
+}
