@@ -1,6 +1,7 @@
 package dev.outbox4j.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.spi.Retention;
 import java.io.IOException;
@@ -130,6 +131,10 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
+    for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed
+      plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, variant[0] == 1, variant[1],
+          variant[2] == 1, false, ClaimStrategy.SESSION_LOCKS)));
+    }
     plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
     plan.add(new Planned(Set.of("write"), () -> {
       BusinessTable.reset(database);

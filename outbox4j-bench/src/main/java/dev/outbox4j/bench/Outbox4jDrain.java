@@ -3,6 +3,8 @@ package dev.outbox4j.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
+import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.spi.Retention;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Scenario 2: outbox4j's relay drains the same N backlog with a no-op transport, through {@code Relay.drain}: claim
  * 500 under a lease (one statement), hand each to the transport, retire the batch (one statement). Variants: delete or
  * keep delivered entries (compared with the ceiling's DELETE or UPDATE), one or two relays (each with its own store
- * and pool, as two processes would have), unkeyed or spread over 1,000 ordering keys.
+ * and pool, as two processes would have), unkeyed or spread over 1,000 ordering keys, claims as leased rows (the
+ * default) or as session locks ({@link ClaimStrategy#SESSION_LOCKS}).
  */
 final class Outbox4jDrain implements Scenario {
   static final int BATCH = CeilingDrain.BATCH;
@@ -23,6 +26,8 @@ final class Outbox4jDrain implements Scenario {
   private final int relays;
   private final boolean keyed;
   private final boolean asyncCommit;
+  private final ClaimStrategy claims;
+  private final List<JdbcOutboxStore> stores = new ArrayList<>();
   private final List<HikariDataSource> pools = new ArrayList<>();
   private final List<Relay> relayList = new ArrayList<>();
   private final DeliveryCounter delivered = new DeliveryCounter();
@@ -39,11 +44,18 @@ final class Outbox4jDrain implements Scenario {
    */
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit)
       throws Exception {
+    this(database, keep, relays, keyed, asyncCommit, ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** @param claims how the relays' stores hold their claims */
+  Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit,
+      ClaimStrategy claims) throws Exception {
     this.tables = new Outbox4jTables(database, "bench_o4j_");
     this.keep = keep;
     this.relays = relays;
     this.keyed = keyed;
     this.asyncCommit = asyncCommit;
+    this.claims = claims;
     for (int i = 0; i < relays; i++) {
       HikariDataSource pool = database.pool("o4j-drain-" + i, 2, true,
           asyncCommit ? "SET synchronous_commit = off" : null);
@@ -52,7 +64,9 @@ final class Outbox4jDrain implements Scenario {
         tables.recreate(pool);
       }
       Retention retention = keep ? Retention.keepFor(Duration.ofDays(1)) : Retention.deleteOnDelivery();
-      relayList.add(Relay.builder(tables.store(pool, retention), new NoOpTransport(delivered))
+      JdbcOutboxStore store = tables.store(pool, retention, claims);
+      stores.add(store);
+      relayList.add(Relay.builder(store, new NoOpTransport(delivered))
           .withBatchSize(BATCH)
           .onEvent(timings)
           .build());
@@ -61,6 +75,9 @@ final class Outbox4jDrain implements Scenario {
 
   @Override
   public String id() {
+    if (claims == ClaimStrategy.SESSION_LOCKS) {
+      return "outbox4j-drain-session-" + (keyed ? "ordered" : relays > 1 ? "2relays" : keep ? "keep" : "delete");
+    }
     if (asyncCommit) {
       return "outbox4j-drain-async-commit";
     }
@@ -78,7 +95,8 @@ final class Outbox4jDrain implements Scenario {
     return "2 outbox4j drain, no-op transport, " + relays + (relays == 1 ? " relay, " : " relays, ")
         + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
         + (keep ? "keep (UPDATE)" : "delete")
-        + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "");
+        + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "")
+        + (claims == ClaimStrategy.SESSION_LOCKS ? "; claims as session locks" : "");
   }
 
   @Override
@@ -127,6 +145,7 @@ final class Outbox4jDrain implements Scenario {
   @Override
   public void close() {
     relayList.forEach(Relay::close);
+    stores.forEach(JdbcOutboxStore::close);
     pools.forEach(HikariDataSource::close);
   }
 }

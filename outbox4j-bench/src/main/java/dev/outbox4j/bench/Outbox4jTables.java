@@ -42,7 +42,13 @@ final class Outbox4jTables {
   }
 
   JdbcOutboxStore store(DataSource pool, Retention retention) {
-    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(retention).build();
+    return store(pool, retention, dev.outbox4j.jdbc.ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** @return a store over these tables claiming with {@code claims}; the caller closes it */
+  JdbcOutboxStore store(DataSource pool, Retention retention, dev.outbox4j.jdbc.ClaimStrategy claims) {
+    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(retention).withClaimStrategy(claims)
+        .build();
   }
 
   void truncate() throws SQLException {
