@@ -100,7 +100,7 @@ import org.jspecify.annotations.Nullable;
  * starts with its candidate read, so its snapshot is taken at the claim, and its locks are taken by primary key on
  * rows that exist, so they lock no gaps. Thread-safe.
  */
-public final class JdbcOutboxStore implements OutboxStore {
+public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** Attempts of one store unit of work that the database keeps choosing as a deadlock victim. */
   private static final int DEADLOCK_ATTEMPTS = 8;
 
@@ -223,6 +223,15 @@ public final class JdbcOutboxStore implements OutboxStore {
   /** @return the table names in use */
   public TableNames tableNames() {
     return names;
+  }
+
+  /**
+   * Gives back the connection that holds this store's claims under {@link ClaimStrategy#SESSION_LOCKS}, releasing
+   * them (their entries become claimable by other relays at once); nothing to do under
+   * {@link ClaimStrategy#LEASED_ROWS}. Close the store after the relays that use it.
+   */
+  @Override
+  public void close() {
   }
 
   // ------------------------------------------------------------------------------------------ claim face
@@ -985,6 +994,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     private Retention retention = Retention.deleteOnDelivery();
     private MessageLimits limits = MessageLimits.defaults();
     private Duration queryTimeout = Duration.ofSeconds(DEFAULT_QUERY_TIMEOUT_SECONDS);
+    private ClaimStrategy claimStrategy = ClaimStrategy.LEASED_ROWS;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -1075,6 +1085,17 @@ public final class JdbcOutboxStore implements OutboxStore {
         throw new IllegalArgumentException("queryTimeout must be zero (none) or at least 1 second, was " + timeout);
       }
       this.queryTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * @param strategy how claims are held; default {@link ClaimStrategy#LEASED_ROWS}.
+     *     {@link ClaimStrategy#SESSION_LOCKS} needs PostgreSQL 14 or later: claiming on another database fails with an
+     *     {@link IllegalStateException}
+     * @return this builder
+     */
+    public Builder withClaimStrategy(ClaimStrategy strategy) {
+      this.claimStrategy = Objects.requireNonNull(strategy, "strategy");
       return this;
     }
 
