@@ -18,7 +18,7 @@ import java.util.UUID;
  * its key committed after it has already arrived. A repeated arrival is a duplicate (at-least-once delivery allows
  * them); a duplicate that arrives after a later message of its key is counted apart as a late copy.
  *
- * @param label database / transport / form
+ * @param label database / transport / form, then / claim strategy unless it is leased rows
  * @param committed messages committed
  * @param rolledBack transactions rolled back
  * @param received arrivals, duplicates included

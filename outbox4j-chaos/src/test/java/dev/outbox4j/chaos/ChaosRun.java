@@ -2,6 +2,7 @@ package dev.outbox4j.chaos;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.jdbc.TableNames;
 import dev.outbox4j.testkit.TcpProxy;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
@@ -48,12 +50,14 @@ final class ChaosRun {
       "-Xshare:auto");
 
   private final ChaosScenario scenario;
+  private final ClaimStrategy claims;
   private final String label;
   private final Path directory;
   private final long seed;
 
-  private ChaosRun(ChaosScenario scenario, String label, long seed) {
+  private ChaosRun(ChaosScenario scenario, ClaimStrategy claims, String label, long seed) {
     this.scenario = scenario;
+    this.claims = claims;
     this.label = label;
     this.seed = seed;
     this.directory = Path.of("target", "chaos", label.replace('/', '-') + "-" + Instant.now().getEpochSecond());
@@ -64,14 +68,15 @@ final class ChaosRun {
    *
    * @param label names the run's directory under {@code target/chaos}
    * @param scenario what to inject
+   * @param claims how the relays' stores hold their claims
    * @param database starts the database: {@link PostgresCluster#start} or {@link MariaDbServer#start}
    * @param consumer the far end of the relays, already set up
    * @param seed fixes kill times, kill targets and the writers' keys
    * @return the report
    */
-  static ChaosReport run(String label, ChaosScenario scenario, BiFunction<ChildProcesses, Path, ChaosDatabase> database,
-      ChaosConsumer consumer, long seed) {
-    return new ChaosRun(scenario, label, seed).execute(database, consumer);
+  static ChaosReport run(String label, ChaosScenario scenario, ClaimStrategy claims,
+      BiFunction<ChildProcesses, Path, ChaosDatabase> database, ChaosConsumer consumer, long seed) {
+    return new ChaosRun(scenario, claims, label, seed).execute(database, consumer);
   }
 
   private ChaosReport execute(BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChaosConsumer consumer) {
@@ -80,7 +85,8 @@ final class ChaosRun {
     try (ChildProcesses processes = new ChildProcesses(directory.resolve("logs"));
         ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
         TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
-      String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form();
+      String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form()
+          + (claims == ClaimStrategy.LEASED_ROWS ? "" : "/" + claims.name().toLowerCase(Locale.ROOT));
       log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database);
       prepare(database);
       Fleet fleet = new Fleet(processes, database, consumer, proxy);
@@ -375,6 +381,7 @@ final class ChaosRun {
       args.put("url", database.jdbcUrl());
       args.put("prefix", PREFIX);
       args.put("transport", consumer.transport());
+      args.put("claims", claims);
       args.put("lease", scenario.lease());
       args.put("deliveryTimeout", scenario.deliveryTimeout());
       args.put("retryBase", scenario.retryBase());

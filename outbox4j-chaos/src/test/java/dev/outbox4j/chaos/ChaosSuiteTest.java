@@ -2,6 +2,7 @@ package dev.outbox4j.chaos;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.outbox4j.jdbc.ClaimStrategy;
 import java.util.Map;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -9,9 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The chaos suite: separate writer and relay JVMs over a database the suite starts and crashes itself, relays
  * SIGKILLed and restarted, one frozen past its lease, the destination cut off for longer than the retry budget, a
- * backlog on hot keys. The default build runs the short form on PostgreSQL over RabbitMQ and on MariaDB over the
- * in-process transport (a consumer ledger); {@code -Pchaos-long} runs the long form on every pair. See
- * docs/reliability.md.
+ * backlog on hot keys. The default build runs the short form on PostgreSQL over RabbitMQ, on MariaDB over the
+ * in-process transport (a consumer ledger) and on PostgreSQL with session-lock claims over the in-process transport;
+ * {@code -Pchaos-long} runs the long form on every pair. See docs/reliability.md.
  */
 class ChaosSuiteTest {
   /**
@@ -24,29 +25,40 @@ class ChaosSuiteTest {
 
   @Test
   void postgresql_over_rabbitmq_loses_invents_reorders_and_strands_nothing() {
-    keepsEveryPromise("postgresql-rabbitmq", true, new ChaosConsumer.Rabbit());
+    keepsEveryPromise("postgresql-rabbitmq", true, ClaimStrategy.LEASED_ROWS, new ChaosConsumer.Rabbit());
   }
 
   @Test
   void mariadb_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
-    keepsEveryPromise("mariadb-ledger", false, new ChaosConsumer.Ledger());
+    keepsEveryPromise("mariadb-ledger", false, ClaimStrategy.LEASED_ROWS, new ChaosConsumer.Ledger());
+  }
+
+  /**
+   * The relays hold their claims with session advisory locks: a killed relay's claims go when the server sees its
+   * connection close, a frozen one's when the server ends its idle session after the lease.
+   */
+  @Test
+  void postgresql_with_session_lock_claims_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
+    keepsEveryPromise("postgresql-session-locks-ledger", true, ClaimStrategy.SESSION_LOCKS,
+        new ChaosConsumer.Ledger());
   }
 
   @Test
   void postgresql_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
     assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
-    keepsEveryPromise("postgresql-ledger", true, new ChaosConsumer.Ledger());
+    keepsEveryPromise("postgresql-ledger", true, ClaimStrategy.LEASED_ROWS, new ChaosConsumer.Ledger());
   }
 
   @Test
   void mariadb_over_rabbitmq_loses_invents_reorders_and_strands_nothing() {
     assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
-    keepsEveryPromise("mariadb-rabbitmq", false, new ChaosConsumer.Rabbit());
+    keepsEveryPromise("mariadb-rabbitmq", false, ClaimStrategy.LEASED_ROWS, new ChaosConsumer.Rabbit());
   }
 
-  private static void keepsEveryPromise(String label, boolean postgres, ChaosConsumer consumer) {
+  private static void keepsEveryPromise(String label, boolean postgres, ClaimStrategy claims,
+      ChaosConsumer consumer) {
     ChaosScenario scenario = ChaosScenario.current();
-    ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario,
+    ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario, claims,
         postgres ? PostgresCluster::start : MariaDbServer::start, consumer, SEED);
     Map<String, String> deferred = scenario.form().equals("short") ? DEFERRED_IN_SHORT_FORM.getOrDefault(label,
         Map.of()) : Map.of();

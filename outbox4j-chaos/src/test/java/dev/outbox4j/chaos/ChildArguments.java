@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** The {@code name=value} program arguments of a child main class. Immutable. */
@@ -26,11 +27,21 @@ final class ChildArguments {
     return new ChildArguments(values);
   }
 
-  /** @return the arguments as a child's command line */
+  /** @return the arguments as a child's command line: durations in milliseconds, enum constants as kebab-case */
   static List<String> of(Map<String, ?> values) {
     List<String> arguments = new ArrayList<>();
-    values.forEach((name, value) -> arguments.add(name + "=" + (value instanceof Duration d ? d.toMillis() : value)));
+    values.forEach((name, value) -> arguments.add(name + "=" + text(value)));
     return arguments;
+  }
+
+  private static Object text(Object value) {
+    if (value instanceof Duration duration) {
+      return duration.toMillis();
+    }
+    if (value instanceof Enum<?> constant) {
+      return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+    return value;
   }
 
   String text(String name) {
@@ -52,6 +63,16 @@ final class ChildArguments {
 
   double decimal(String name) {
     return Double.parseDouble(text(name));
+  }
+
+  /**
+   * @param fallback the constant when the argument was not given
+   * @return the constant given in kebab-case ({@code session-locks} for {@code SESSION_LOCKS})
+   */
+  <E extends Enum<E>> E constant(String name, E fallback) {
+    String value = values.get(name);
+    return value == null ? fallback
+        : Enum.valueOf(fallback.getDeclaringClass(), value.toUpperCase(Locale.ROOT).replace('-', '_'));
   }
 
   /** @return a duration given in milliseconds */

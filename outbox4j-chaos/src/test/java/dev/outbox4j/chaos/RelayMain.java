@@ -7,6 +7,7 @@ import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.memory.InProcessTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
@@ -32,7 +33,8 @@ import javax.sql.DataSource;
  * <p>Transports: {@code ledger}, an in-process transport whose callback inserts the message into the consumer-ledger
  * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected); and
  * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
- * confirmed delivery when asked to ({@link SelfFreezingTransport}).
+ * confirmed delivery when asked to ({@link SelfFreezingTransport}). {@code claims} names the store's
+ * {@link ClaimStrategy} ({@code leased-rows}, the default, or {@code session-locks}).
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -63,9 +65,15 @@ public final class RelayMain {
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(200))
         .onEvent(new EventLines())
         .build();
+    // On a normal exit or SIGTERM the store gives back its claim connection once the relay no longer uses it. A
+    // SIGKILL (what the suite sends) skips this: the process's socket closes and the server ends the session.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      relay.close();
+      store.close();
+    }, "relay-main-close"));
     relay.start();
     OUT.println("RELAY_STARTED " + name + " lease=" + lease.toMillis() + " deliveryTimeout="
-        + deliveryTimeout.toMillis() + " retry=" + retry);
+        + deliveryTimeout.toMillis() + " claims=" + store.claimStrategy() + " retry=" + retry);
     new CountDownLatch(1).await(); // runs until killed
   }
 
@@ -90,7 +98,9 @@ public final class RelayMain {
     while (true) {
       try {
         return JdbcOutboxStore.builder(pool).withTablePrefix(args.text("prefix"))
-            .withRetention(Retention.keepFor(Duration.ofHours(1))).build();
+            .withRetention(Retention.keepFor(Duration.ofHours(1)))
+            .withClaimStrategy(args.constant("claims", ClaimStrategy.LEASED_ROWS))
+            .build();
       } catch (RuntimeException e) {
         OUT.println("STORE_BUILD_FAILED " + e);
         if (System.nanoTime() > deadline) {

@@ -129,6 +129,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   private final OutboxRows rows;
   private final String table;
   private final StatementTimeouts timeouts;
+  private final ClaimStrategy claimStrategy;
   /** The claim's two reads, built on first use: the dialect may be detected only then. */
   private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
@@ -144,6 +145,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.clock = builder.clock;
     this.retention = builder.retention;
     this.limits = builder.limits;
+    this.claimStrategy = builder.claimStrategy;
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
@@ -244,6 +246,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** @return the table names in use */
   public TableNames tableNames() {
     return names;
+  }
+
+  /** @return how this store holds its claims */
+  public ClaimStrategy claimStrategy() {
+    return claimStrategy;
   }
 
   /**

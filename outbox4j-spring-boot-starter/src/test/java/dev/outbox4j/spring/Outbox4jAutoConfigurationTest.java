@@ -6,6 +6,7 @@ import dev.outbox4j.Message;
 import dev.outbox4j.Outbox;
 import dev.outbox4j.Relay;
 import dev.outbox4j.flow.FlowStateCodec;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.jdbc.flow.JdbcFlowLedger;
 import dev.outbox4j.jdbc.inbox.JdbcInbox;
@@ -33,6 +34,7 @@ import java.sql.Connection;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -119,6 +121,26 @@ class Outbox4jAutoConfigurationTest {
       Relay relay = context.getBean(Relay.class);
       context.close();
       assertThat(relay.isRunning()).isFalse();
+    });
+  }
+
+  @Test
+  void the_claim_strategy_property_reaches_the_store_and_defaults_to_leased_rows() {
+    runner.run(context -> assertThat(context.getBean(JdbcOutboxStore.class).claimStrategy())
+        .isEqualTo(ClaimStrategy.LEASED_ROWS));
+    runner.withPropertyValues("outbox4j.claim-strategy=session-locks")
+        .run(context -> assertThat(context.getBean(JdbcOutboxStore.class).claimStrategy())
+            .isEqualTo(ClaimStrategy.SESSION_LOCKS));
+  }
+
+  @Test
+  void the_store_is_closed_with_the_context_after_the_relay_that_depends_on_it() {
+    runner.withUserConfiguration(InProcess.class).run(context -> {
+      ConfigurableListableBeanFactory beans = context.getBeanFactory();
+      assertThat(beans.getBeanDefinition("outbox4jStore").getDestroyMethodName()).isEqualTo("close");
+      assertThat(beans.getDependentBeans("outbox4jStore"))
+          .as("destroyed before the store, so the store's claim connection outlives the relay")
+          .contains("outbox4jRelay");
     });
   }
 

@@ -15,9 +15,7 @@ final class OutboxAccess implements AutoCloseable {
   private final JdbcOutboxStore store;
 
   OutboxAccess(RelayConfig config) {
-    RelayConfig.Database database = config.database();
-    RelayConfig.Database small = new RelayConfig.Database(database.url(), database.username(), database.password(),
-        database.schema(), database.tablePrefix(), database.migrate(), 2, database.keepDelivered());
+    RelayConfig.Database small = config.database().withPoolSize(2);
     this.pool = RelayAssembly.dataSource(small, "outbox4j-cli");
     try {
       this.store = RelayAssembly.store(pool, small);
@@ -33,6 +31,7 @@ final class OutboxAccess implements AutoCloseable {
 
   @Override
   public void close() {
+    store.close();
     pool.close();
   }
 }

@@ -1,8 +1,10 @@
 package dev.outbox4j.relay.config;
 
+import dev.outbox4j.jdbc.ClaimStrategy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -52,6 +54,7 @@ public final class ConfigReader {
     keys.put("database.migrate", "false");
     keys.put("database.pool-size", "10");
     keys.put("database.keep-delivered", "");
+    keys.put("database.claims", "leased-rows");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -184,7 +187,8 @@ public final class ConfigReader {
           identifierOrEmpty("database.table-prefix", 30),
           bool("database.migrate"),
           integer("database.pool-size", 2, 200),
-          optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null));
+          optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
+          constant("database.claims", ClaimStrategy.class));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -345,6 +349,13 @@ public final class ConfigReader {
         throw invalid(key, "one of " + allowed);
       }
       return text;
+    }
+
+    /** An enum constant written in lower case with '-' for '_' ({@code SESSION_LOCKS} is {@code session-locks}). */
+    private <E extends Enum<E>> E constant(String key, Class<E> type) {
+      List<String> allowed = Arrays.stream(type.getEnumConstants())
+          .map(constant -> constant.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList();
+      return Enum.valueOf(type, choice(key, allowed).toUpperCase(Locale.ROOT).replace('-', '_'));
     }
 
     private Optional<String> identifier(String key, int maxLength) {

@@ -84,8 +84,8 @@ public final class RelayAssembly {
 
   /**
    * @param dataSource the pool
-   * @param database the settings (table names, retention)
-   * @return the store
+   * @param database the settings (table names, retention, claim strategy)
+   * @return the store; close it after the relay that uses it
    */
   public static JdbcOutboxStore store(DataSource dataSource, RelayConfig.Database database) {
     return JdbcOutboxStore.builder(dataSource)
@@ -93,6 +93,7 @@ public final class RelayAssembly {
         .withSchema(database.schema())
         .withRetention(database.keepDelivered() == null
             ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()))
+        .withClaimStrategy(database.claims())
         .build();
   }
 

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.config;
 
+import dev.outbox4j.jdbc.ClaimStrategy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -46,9 +47,18 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param migrate whether {@code run} applies the migrations at start
    * @param poolSize most connections the relay's pool opens
    * @param keepDelivered how long delivered entries are kept, or {@code null} to delete them on delivery
+   * @param claims how the store holds the relay's claims
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
-      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered) {
+      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, ClaimStrategy claims) {
+    /**
+     * @param size most connections of a pool
+     * @return these settings with that pool size
+     */
+    public Database withPoolSize(int size) {
+      return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims);
+    }
+
     /** @return the URL without user information or parameters, safe to print */
     public String displayUrl() {
       return displayable(url);
@@ -58,7 +68,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     @Override
     public String toString() {
       return "Database{url=" + displayUrl() + ", username=" + username + ", password=" + (password == null ? "-" : "****")
-          + ", schema=" + schema + ", tablePrefix=" + tablePrefix + "}";
+          + ", schema=" + schema + ", tablePrefix=" + tablePrefix + ", claims=" + claims + "}";
     }
 
     /**

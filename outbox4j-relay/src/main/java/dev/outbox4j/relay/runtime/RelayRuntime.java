@@ -73,6 +73,9 @@ public final class RelayRuntime implements AutoCloseable {
       HikariDataSource pool = RelayAssembly.dataSource(config.database(), "outbox4j-relay");
       closeables.push(pool);
       store = RelayAssembly.store(pool, config.database());
+      // Closed after the relay and everything else that uses it (this deque closes last in, first out), and before
+      // the pool its claim connection came from.
+      closeables.push(store);
       if (config.relay().listenNotify() && !(store.dialect() instanceof PostgresDialect)) {
         throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
             + store.dialect().name(), config.source());
@@ -104,9 +107,8 @@ public final class RelayRuntime implements AutoCloseable {
       relay.start();
       closeables.push(relay);
       if (config.relay().listenNotify()) {
-        RelayConfig.Database single = new RelayConfig.Database(config.database().url(),
-            config.database().username(), config.database().password(), null, "", false, 2, null);
-        HikariDataSource listenPool = RelayAssembly.dataSource(single, "outbox4j-relay-listen");
+        HikariDataSource listenPool = RelayAssembly.dataSource(config.database().withPoolSize(2),
+            "outbox4j-relay-listen");
         closeables.push(listenPool);
         closeables.push(PostgresWakeUpListener.start(listenPool, store.tableNames(), relay::wakeUp));
       }
@@ -204,7 +206,8 @@ public final class RelayRuntime implements AutoCloseable {
 
   /**
    * Stops: the wake-up listener, then the relay (deliveries in flight get the grace period; nothing unconfirmed is
-   * marked delivered), the sampler, the server, the transports and the pools. Idempotent.
+   * marked delivered), the sampler, the server, the transports, the store (which gives back the connection holding
+   * session claims) and the pools. Idempotent.
    */
   @Override
   public synchronized void close() {

@@ -3,6 +3,8 @@ package dev.outbox4j.relay.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.relay.runtime.RoutingTransport;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +41,31 @@ class ConfigReaderTest {
     assertThat(config.server().showPayloads()).isFalse();
     assertThat(config.database().tablePrefix()).isEqualTo("outbox4j_");
     assertThat(config.database().keepDelivered()).isNull();
+    assertThat(config.database().claims()).isEqualTo(ClaimStrategy.LEASED_ROWS);
+  }
+
+  @Test
+  void the_claim_strategy_is_read_from_the_file_or_the_environment_and_reaches_the_store() throws IOException {
+    RelayConfig fromFile = ConfigReader.read(file(MINIMAL + "  claims: session-locks\n"), List.of(), Map.of());
+    assertThat(fromFile.database().claims()).isEqualTo(ClaimStrategy.SESSION_LOCKS);
+    RelayConfig fromEnvironment = ConfigReader.read(file(MINIMAL + "  claims: session-locks\n"), List.of(),
+        Map.of("OUTBOX4J_DATABASE_CLAIMS", "leased-rows"));
+    assertThat(fromEnvironment.database().claims()).isEqualTo(ClaimStrategy.LEASED_ROWS);
+    try (JdbcOutboxStore store = RelayAssembly.store(new JdbcDataSource(), fromFile.database())) {
+      assertThat(store.claimStrategy()).isEqualTo(ClaimStrategy.SESSION_LOCKS);
+    }
+  }
+
+  @Test
+  void an_unknown_claim_strategy_is_refused_with_the_values_it_may_take() throws IOException {
+    Path file = file(MINIMAL + "  claims: advisory\n");
+    assertThatThrownBy(() -> ConfigReader.read(file, List.of(), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(file + " line 3: 'database.claims' must be one of [leased-rows, session-locks], was 'advisory'");
+    assertThatThrownBy(() -> ConfigReader.read(file(MINIMAL), List.of(), Map.of("OUTBOX4J_DATABASE_CLAIMS",
+        "SESSION_LOCKS")))
+        .hasMessage("environment OUTBOX4J_DATABASE_CLAIMS: 'database.claims' must be one of [leased-rows, "
+            + "session-locks], was 'SESSION_LOCKS'");
   }
 
   @Test

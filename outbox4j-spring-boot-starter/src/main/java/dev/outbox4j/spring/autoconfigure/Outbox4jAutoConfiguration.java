@@ -61,16 +61,18 @@ public class Outbox4jAutoConfiguration {
    * @param dataSource the application's data source
    * @param properties the bound properties
    * @param customizers applied after the properties
-   * @return the store over the outbox tables
+   * @return the store over the outbox tables; closed when the context closes, after the relay that depends on it
+   *     has stopped (Spring destroys a bean's dependents first), which gives back a session-locks claim connection
    */
-  @Bean
+  @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @DependsOnDatabaseInitialization
   public JdbcOutboxStore outbox4jStore(DataSource dataSource, Outbox4jProperties properties,
       ObjectProvider<Outbox4jCustomizer> customizers) {
     JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource)
         .withTableNames(properties.getTables().toTableNames())
-        .withLimits(properties.getLimits().toMessageLimits());
+        .withLimits(properties.getLimits().toMessageLimits())
+        .withClaimStrategy(properties.getClaimStrategy());
     if (properties.getKeepDelivered() != null) {
       builder.withRetention(Retention.keepFor(properties.getKeepDelivered()));
     }

@@ -3,6 +3,7 @@ package dev.outbox4j.spring.autoconfigure;
 import dev.outbox4j.MessageLimits;
 import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.RetryPolicy;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.TableNames;
 import dev.outbox4j.spring.WithoutTransaction;
 import java.time.Duration;
@@ -46,6 +47,14 @@ public class Outbox4jProperties {
    * entry as soon as it is delivered.
    */
   private @Nullable Duration keepDelivered;
+
+  /**
+   * How the store holds the relay's claims: leased-rows (the default, every database) writes a lease into each
+   * claimed row; session-locks holds a session advisory lock per claimed entry on one connection the store keeps,
+   * ended by the server after the lease idle (PostgreSQL 14 or later; not behind a transaction-pooling proxy such as
+   * PgBouncer in transaction mode).
+   */
+  private ClaimStrategy claimStrategy = ClaimStrategy.LEASED_ROWS;
 
   /** Schema-migration policy. */
   public enum Migrate {
@@ -123,6 +132,14 @@ public class Outbox4jProperties {
 
   public void setKeepDelivered(@Nullable Duration keepDelivered) {
     this.keepDelivered = keepDelivered;
+  }
+
+  public ClaimStrategy getClaimStrategy() {
+    return claimStrategy;
+  }
+
+  public void setClaimStrategy(ClaimStrategy claimStrategy) {
+    this.claimStrategy = claimStrategy;
   }
 
   /** Names of the outbox4j tables. */
