@@ -149,7 +149,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
-        ? new SessionClaims(this::openSession, this::candidates, rows::entry, table)
+        ? new SessionClaims(this::openSession, () -> dialect.claimWindow(names), this::headsAndUnkeyed, rows::entry,
+            table)
         : null;
   }
 

@@ -32,11 +32,14 @@ import org.jspecify.annotations.Nullable;
  * {@code PENDING} or {@code FAILED} in the table, so key order works as for leased rows: a claimed head is still its
  * key's oldest undelivered entry, so nothing behind it is a candidate.
  *
- * <p>A claim is three reads in auto-commit, none of which writes: the candidates (the same window and heads reads as
- * leased rows), the lock statement (the candidates still waiting, locked with {@code pg_try_advisory_lock} in a
- * subquery fenced by {@code OFFSET 0} so that only rows returned are locked), and a re-read with a fresh snapshot: a row
- * whose completion another session committed between the lock statement's snapshot and its lock is no longer waiting
- * there, and is unlocked at once in that same statement.
+ * <p>A claim is two reads in auto-commit, neither of which writes. The first takes the locks: over the same claim
+ * window as leased rows (the first waiting entries in {@code seq} order, each marked claimable when it is its key's
+ * head), computed in a subquery that the planner cannot merge with the outer query (it has a window function), so
+ * {@code pg_try_advisory_lock} runs only on the claimable rows it returns, up to the limit. When that window is full of
+ * entries that cannot be claimed (a backlog behind a few keys, or entries other relays hold), the keys' heads are read
+ * instead, as for leased rows, and locked in a subquery fenced by {@code OFFSET 0}. The second read fetches the locked
+ * entries with a fresh snapshot: a row whose completion another session committed between the first statement's
+ * snapshot and its lock is no longer waiting there, and is unlocked at once by that same statement.
  *
  * <h2>Fencing</h2>
  * A completion is applied only through the session that holds the claim, only if the store still holds the claim
@@ -58,9 +61,9 @@ final class SessionClaims implements AutoCloseable {
     Connection open() throws SQLException;
   }
 
-  /** The store's candidate reads. */
-  interface Candidates {
-    List<Long> read(Connection connection, int limit, Instant now) throws SQLException;
+  /** The store's heads-and-unkeyed read: up to {@code max} claimable key heads and unkeyed entries, ascending. */
+  interface Heads {
+    List<Long> read(Connection connection, int max, Instant now) throws SQLException;
   }
 
   /** The store's row mapping. */
@@ -91,7 +94,9 @@ final class SessionClaims implements AutoCloseable {
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
 
   private final Connector connector;
-  private final Candidates candidates;
+  private final java.util.function.Supplier<String> windowSql;
+  private @Nullable String window;
+  private final Heads heads;
   private final Rows rows;
   private final String table;
   private final String columns;
@@ -99,10 +104,19 @@ final class SessionClaims implements AutoCloseable {
   private final int namespace;
   private final ReentrantLock lock = new ReentrantLock();
   private @Nullable Session session;
+  /** As the leased-row claim's hint: the window was full of entries that cannot be claimed, so go to the heads. */
+  private boolean headsFirst;
 
-  SessionClaims(Connector connector, Candidates candidates, Rows rows, String table) {
+  /**
+   * @param window the dialect's claim window (parameters now, now, size; columns seq, claimable), asked for once the
+   *     session is open (the dialect may be detected only then)
+   * @param heads the store's heads-and-unkeyed read
+   */
+  SessionClaims(Connector connector, java.util.function.Supplier<String> window, Heads heads, Rows rows,
+      String table) {
     this.connector = connector;
-    this.candidates = candidates;
+    this.windowSql = window;
+    this.heads = heads;
     this.rows = rows;
     this.table = table;
     this.columns = OutboxRows.columns("o");
@@ -137,22 +151,12 @@ final class SessionClaims implements AutoCloseable {
   }
 
   private List<Claim> claimOn(Session s, int limit, Instant now, Instant leaseUntil) throws SQLException {
-    List<Long> reused = new ArrayList<>();
-    List<Long> fresh = new ArrayList<>();
-    // The candidate reads cannot see locks: ask for as many more as this session holds, so its own entries in flight
-    // do not crowd the new ones out.
-    int wanted = (int) Math.min(JdbcOutboxStore.MAX_CLAIM, (long) limit + s.held.size());
-    for (long seq : candidates.read(s.connection, wanted, now)) {
-      Held held = s.held.get(seq);
-      if (held == null) {
-        fresh.add(seq);
-      } else if (!held.leaseUntil().isAfter(now) && reused.size() < limit) {
-        reused.add(seq); // this session's own expired claim: still locked by it, handed out again
-      }
-    }
-    List<Long> locked = new ArrayList<>(reused);
-    if (!fresh.isEmpty() && reused.size() < limit) {
-      locked.addAll(lockFresh(s.connection, fresh, limit - reused.size(), now));
+    // This session's own claims whose lease passed are handed out again: it still holds them, nobody else can.
+    List<Long> locked = s.held.entrySet().stream().filter(e -> !e.getValue().leaseUntil().isAfter(now))
+        .map(Map.Entry::getKey).sorted().limit(limit).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+    int reused = locked.size();
+    if (reused < limit) {
+      locked.addAll(lockFresh(s, limit - reused, now));
     }
     if (locked.isEmpty()) {
       return List.of();
@@ -165,21 +169,79 @@ final class SessionClaims implements AutoCloseable {
       s.held.put(entry.sequence(), new Held(token, leaseUntil, entry.version()));
       claims.add(new Claim(entry, token, leaseUntil));
     }
-    reused.stream().filter(seq -> !kept.contains(seq)).forEach(s.held::remove); // unlocked by the re-read
+    locked.subList(0, reused).stream().filter(seq -> !kept.contains(seq)).forEach(s.held::remove); // unlocked above
     claims.sort(Comparator.comparingLong(claim -> claim.entry().sequence()));
     return claims;
   }
 
-  /** Locks up to {@code limit} of the candidates that are still waiting and that no other session holds. */
-  private List<Long> lockFresh(Connection connection, List<Long> fresh, int limit, Instant now) throws SQLException {
+  /**
+   * Locks up to {@code limit} claimable entries that no session holds: first in one statement over the claim window,
+   * and through the keys' heads when the window was full of entries that cannot be claimed (a backlog behind a few
+   * keys, or entries other relays hold). The candidate reads cannot see locks, so the window is widened by as many
+   * entries as this session holds.
+   */
+  private List<Long> lockFresh(Session s, int limit, Instant now) throws SQLException {
+    Array held = seqs(s.connection, new ArrayList<>(s.held.keySet()));
+    int size = (int) Math.min(2L * JdbcOutboxStore.MAX_CLAIM, 2L * limit + s.held.size());
+    if (!headsFirst) {
+      if (window == null) {
+        window = windowSql.get();
+      }
+      String sql = "SELECT w.seq, w.seen FROM (SELECT x.seq, x.claimable, count(*) OVER () AS seen FROM (" + window
+          + ") x) w WHERE w.claimable = 1 AND NOT (w.seq = ANY(?)) AND pg_try_advisory_lock(?, " + lockKey("w.seq")
+          + ") ORDER BY w.seq LIMIT ?";
+      List<Long> locked = new ArrayList<>();
+      long seen = 0;
+      try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
+        statement.setObject(1, utc(now));
+        statement.setObject(2, utc(now));
+        statement.setInt(3, size);
+        statement.setArray(4, held);
+        statement.setInt(5, namespace);
+        statement.setInt(6, limit);
+        try (ResultSet result = statement.executeQuery()) {
+          while (result.next()) {
+            locked.add(result.getLong(1));
+            seen = result.getLong(2);
+          }
+        }
+      }
+      // Done when the batch is full, or the window held fewer entries than asked (there is nothing more to see). With
+      // nothing locked the window's size is unknown: the heads read answers for it.
+      if (locked.size() >= limit || (!locked.isEmpty() && seen < size)) {
+        return locked;
+      }
+      List<Long> more = lockHeads(s, held, limit - locked.size(), now, locked);
+      locked.addAll(more);
+      headsFirst = !locked.isEmpty() && locked.size() < limit && seen >= size;
+      return locked;
+    }
+    List<Long> locked = lockHeads(s, held, limit, now, List.of());
+    headsFirst = locked.size() < limit && !locked.isEmpty();
+    return locked;
+  }
+
+  /** Locks up to {@code limit} of the keys' heads and the unkeyed entries, skipping {@code skip}. */
+  private List<Long> lockHeads(Session s, Array held, int limit, Instant now, List<Long> skip) throws SQLException {
+    Set<Long> excluded = new HashSet<>(s.held.keySet());
+    excluded.addAll(skip);
+    List<Long> candidates = new ArrayList<>();
+    for (long seq : heads.read(s.connection, 2 * limit + excluded.size(), now)) {
+      if (!excluded.contains(seq)) {
+        candidates.add(seq);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
     String sql = "SELECT l.seq FROM (SELECT c.seq FROM " + table + " c WHERE c.seq = ANY(?) AND c." + WAITING
         + " AND " + ClaimSql.ready("c") + " ORDER BY c.seq OFFSET 0) l"
         + " WHERE pg_try_advisory_lock(?, " + lockKey("l.seq") + ") LIMIT ?";
     List<Long> locked = new ArrayList<>();
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      statement.setArray(1, seqs(connection, fresh));
-      statement.setObject(2, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
-      statement.setObject(3, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+    try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
+      statement.setArray(1, seqs(s.connection, candidates));
+      statement.setObject(2, utc(now));
+      statement.setObject(3, utc(now));
       statement.setInt(4, namespace);
       statement.setInt(5, limit);
       try (ResultSet result = statement.executeQuery()) {
@@ -189,6 +251,10 @@ final class SessionClaims implements AutoCloseable {
       }
     }
     return locked;
+  }
+
+  private static java.time.OffsetDateTime utc(Instant instant) {
+    return java.time.OffsetDateTime.ofInstant(instant, java.time.ZoneOffset.UTC);
   }
 
   /**
@@ -203,8 +269,8 @@ final class SessionClaims implements AutoCloseable {
     List<OutboxEntry> entries = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setArray(1, seqs(connection, locked));
-      statement.setObject(2, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
-      statement.setObject(3, java.time.OffsetDateTime.ofInstant(now, java.time.ZoneOffset.UTC));
+      statement.setObject(2, utc(now));
+      statement.setObject(3, utc(now));
       statement.setInt(4, namespace);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {

@@ -2,6 +2,7 @@ package dev.outbox4j.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.Claim;
@@ -146,13 +147,23 @@ class PostgresSessionClaimsTest {
         .hasMessageContaining("PostgreSQL 14").hasMessageContaining("LEASED_ROWS");
   }
 
+  /** Ends the sessions holding this table's claims, as a relay's death does, and waits until the server freed them. */
   private void terminateSessionsHoldingClaims() throws SQLException {
-    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
-        ResultSet r = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM (SELECT DISTINCT pid FROM pg_locks"
-            + " WHERE locktype = 'advisory' AND classid = " + SessionClaims.namespace(first.tableNames().qualified("outbox"))
-            + "::int::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) held")) {
-      r.next();
-      assertThat(r.getInt(1)).isEqualTo(1);
+    String held = " FROM pg_locks WHERE locktype = 'advisory' AND classid = "
+        + SessionClaims.namespace(first.tableNames().qualified("outbox"))
+        + "::int::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement()) {
+      try (ResultSet r = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM (SELECT DISTINCT pid" + held
+          + ") holders")) {
+        r.next();
+        assertThat(r.getInt(1)).isEqualTo(1);
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        try (ResultSet r = s.executeQuery("SELECT count(*)" + held)) {
+          r.next();
+          return r.getLong(1) == 0;
+        }
+      });
     }
   }
 }
