@@ -249,6 +249,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return names;
   }
 
+  /** @return the server process holding this store's session claims, or -1 when there is none (for tests) */
+  int claimSessionPid() {
+    return sessionClaims == null ? -1 : sessionClaims.sessionPid();
+  }
+
   /** @return how this store holds its claims */
   public ClaimStrategy claimStrategy() {
     return claimStrategy;

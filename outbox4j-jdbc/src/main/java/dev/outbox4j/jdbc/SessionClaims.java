@@ -187,9 +187,11 @@ final class SessionClaims implements AutoCloseable {
       if (window == null) {
         window = windowSql.get();
       }
+      // No ORDER BY, aggregate or DISTINCT above the lock: the LIMIT must pull rows through the filter one by one,
+      // or the filter would lock rows that are never returned. The window's rows arrive in seq order already.
       String sql = "SELECT w.seq, w.seen FROM (SELECT x.seq, x.claimable, count(*) OVER () AS seen FROM (" + window
           + ") x) w WHERE w.claimable = 1 AND NOT (w.seq = ANY(?)) AND pg_try_advisory_lock(?, " + lockKey("w.seq")
-          + ") ORDER BY w.seq LIMIT ?";
+          + ") LIMIT ?";
       List<Long> locked = new ArrayList<>();
       long seen = 0;
       try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
@@ -390,6 +392,17 @@ final class SessionClaims implements AutoCloseable {
         result.next();
         return own + result.getLong(1);
       }
+    }
+  }
+
+  /** @return the server process of the session, or -1 when none is open (for tests) */
+  int sessionPid() {
+    lock.lock();
+    try {
+      Session s = session;
+      return s == null ? -1 : s.pid;
+    } finally {
+      lock.unlock();
     }
   }
 

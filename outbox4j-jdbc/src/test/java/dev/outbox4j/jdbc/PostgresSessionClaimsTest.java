@@ -72,6 +72,35 @@ class PostgresSessionClaimsTest {
     assertThat(second.stats(now()).inFlight()).isEqualTo(2);
   }
 
+  /** A lock taken on an entry that is not handed out would never be released: the lock table would fill up. */
+  @Test
+  void the_session_holds_exactly_one_lock_per_entry_it_has_handed_out() throws Exception {
+    for (int i = 0; i < 60; i++) {
+      write(i % 3 == 0 ? null : "k" + (i % 7));
+    }
+    List<Claim> claims = first.claim(10, now(), LEASE);
+    assertThat(claims).hasSize(10);
+    assertThat(locksHeld()).isEqualTo(10);
+    List<Claim> more = first.claim(10, now(), LEASE);
+    assertThat(locksHeld()).isEqualTo(claims.size() + more.size());
+
+    first.markDelivered(claims, now());
+    first.markFailed(more.get(0), "e", now());
+    assertThat(locksHeld()).isEqualTo(more.size() - 1);
+    assertThat(second.claim(100, now(), LEASE)).isNotEmpty();
+    assertThat(locksHeld()).as("the other session's locks are not counted here").isEqualTo(more.size() - 1);
+  }
+
+  /** @return the advisory locks the first store's session holds */
+  private long locksHeld() throws SQLException {
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = "
+            + first.claimSessionPid())) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
   @Test
   void a_dead_sessions_claims_are_free_at_once_and_its_completions_are_lost() throws Exception {
     UUID head = write("a");
