@@ -63,6 +63,12 @@ import org.jspecify.annotations.Nullable;
  * database, including MariaDB, whose locking reads see rows committed after the snapshot. The statements and the full
  * argument are in {@link ClaimSql} and {@code docs/schema.md}.
  *
+ * <h2>Claim strategies</h2>
+ * What is described here and under "Fencing" is the default, {@link ClaimStrategy#LEASED_ROWS}. On PostgreSQL 14+,
+ * {@link ClaimStrategy#SESSION_LOCKS} finds candidates the same way but holds claims as advisory locks of one connection
+ * the store keeps, writing nothing per claim (see {@code SessionClaims} and {@code docs/stores.md}); close such a store
+ * after its relays.
+ *
  * <h2>Fencing</h2>
  * Each claim stores a fresh token in {@code claim_token}; every claim-face mutation is
  * {@code ... WHERE id = ? AND claim_token = ?}, so a relay whose claim was taken over (or cancelled by an entry-face
