@@ -180,6 +180,8 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"),
           () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2)));
+      plan.add(new Planned(Set.of("kafka"),
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("rabbitmq"),
@@ -188,12 +190,16 @@ public final class BenchMain {
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2)));
+      plan.add(new Planned(Set.of("rabbitmq"),
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"),
           () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2)));
+      plan.add(new Planned(Set.of("nats"),
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }
     return plan;
   }

@@ -32,6 +32,7 @@ final class Outbox4jBrokerDrain implements Scenario {
   private final HikariDataSource pool;
   private final Transport transport;
   private final JdbcOutboxStore store;
+  private final dev.outbox4j.jdbc.ClaimStrategy claims;
   private final BatchTimings timings = new BatchTimings();
   private final DeliveryCounter retired = new DeliveryCounter();
 
@@ -45,6 +46,13 @@ final class Outbox4jBrokerDrain implements Scenario {
    * @param workers 1 for {@code Relay.drain} on the calling thread; more for {@code Relay.start()} with that many
    */
   Outbox4jBrokerDrain(BenchDatabase database, BenchBroker broker, boolean keyed, int workers) throws Exception {
+    this(database, broker, keyed, workers, dev.outbox4j.jdbc.ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** @param claims how the relay's store holds its claims */
+  Outbox4jBrokerDrain(BenchDatabase database, BenchBroker broker, boolean keyed, int workers,
+      dev.outbox4j.jdbc.ClaimStrategy claims) throws Exception {
+    this.claims = claims;
     this.broker = broker;
     this.keyed = keyed;
     this.workers = workers;
@@ -57,7 +65,7 @@ final class Outbox4jBrokerDrain implements Scenario {
       broker.close();
       throw e;
     }
-    this.store = tables.store(pool, Retention.deleteOnDelivery());
+    this.store = tables.store(pool, Retention.deleteOnDelivery(), claims);
   }
 
   /** A relay for one run: the store and the transport (and its broker connection) stay open across runs. */
@@ -80,14 +88,16 @@ final class Outbox4jBrokerDrain implements Scenario {
   @Override
   public String id() {
     return broker.name() + "-outbox4j-" + (keyed ? "keyed" : "unkeyed")
-        + (workers > 1 ? "-" + workers + "workers" : "");
+        + (workers > 1 ? "-" + workers + "workers" : "")
+        + (claims == dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS ? "-session" : "");
   }
 
   @Override
   public String title() {
     return "8 outbox4j relay" + (workers > 1 ? " (started, " + workers + " workers; informational)" : "") + " → "
         + broker.describe() + ", batches of " + BATCH + ", "
-        + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed");
+        + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
+        + (claims == dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS ? ", claims as session locks" : "");
   }
 
   @Override
@@ -122,6 +132,7 @@ final class Outbox4jBrokerDrain implements Scenario {
   @Override
   public void close() throws Exception {
     try (broker; transport) {
+      store.close();
       pool.close();
     }
   }

@@ -156,7 +156,20 @@ final class Report {
       brokerWorkers("RabbitMQ", "rabbitmq", false),
       brokerWorkers("RabbitMQ", "rabbitmq", true),
       brokerWorkers("NATS JetStream", "nats", false),
-      brokerWorkers("NATS JetStream", "nats", true));
+      brokerWorkers("NATS JetStream", "nats", true),
+      brokerSession("Kafka", "kafka", false),
+      brokerSession("Kafka", "kafka", true),
+      brokerSession("RabbitMQ", "rabbitmq", false),
+      brokerSession("RabbitMQ", "rabbitmq", true),
+      brokerSession("NATS JetStream", "nats", false),
+      brokerSession("NATS JetStream", "nats", true));
+
+  private static Target brokerSession(String title, String name, boolean keyed) {
+    String kind = keyed ? "keyed" : "unkeyed";
+    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay, session-lock claims"
+        + " / JDBC + client baseline", name + "-outbox4j-" + kind + "-session", name + "-raw-" + kind,
+        Metric.THROUGHPUT, true, 0.8);
+  }
 
   private static Target broker(String title, String name, boolean keyed) {
     String kind = keyed ? "keyed" : "unkeyed";

@@ -82,6 +82,8 @@ final class SessionClaims implements AutoCloseable {
     final Connection connection;
     final int pid;
     final Map<Long, Held> held = new HashMap<>();
+    /** Retired entries whose locks are still held: released by the next re-read, or at once when a claim finds none. */
+    final List<Long> toRelease = new ArrayList<>();
     Duration idleTimeout;
 
     Session(Connection connection, int pid, Duration idleTimeout) {
@@ -159,12 +161,18 @@ final class SessionClaims implements AutoCloseable {
       locked.addAll(lockFresh(s, limit - reused, now));
     }
     if (locked.isEmpty()) {
+      if (!s.toRelease.isEmpty()) {
+        release(s, s.toRelease);
+        s.toRelease.clear();
+      }
       return List.of();
     }
     UUID token = UUID.randomUUID();
     List<Claim> claims = new ArrayList<>();
     Set<Long> kept = new HashSet<>();
-    for (OutboxEntry entry : rereadUnlockingRejects(s.connection, locked, now)) {
+    List<OutboxEntry> reread = rereadUnlockingRejects(s.connection, locked, s.toRelease, now);
+    s.toRelease.clear();
+    for (OutboxEntry entry : reread) {
       kept.add(entry.sequence());
       s.held.put(entry.sequence(), new Held(token, leaseUntil, entry.version()));
       claims.add(new Claim(entry, token, leaseUntil));
@@ -263,17 +271,23 @@ final class SessionClaims implements AutoCloseable {
    * Reads the locked entries with a fresh snapshot; those no longer waiting and ready are unlocked by the same
    * statement (the {@code CASE} makes the unlock run only for them) and not returned.
    */
-  private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, Instant now)
-      throws SQLException {
+  private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, List<Long> toRelease,
+      Instant now) throws SQLException {
+    // The second branch releases the locks of entries retired since the last claim; it returns no row, and UNION ALL
+    // with no LIMIT above it runs it to the end.
     String sql = "SELECT " + columns + " FROM unnest(?::bigint[]) AS l(seq) LEFT JOIN " + table + " o"
         + " ON o.seq = l.seq AND o." + WAITING + " AND " + ClaimSql.ready("o")
-        + " WHERE CASE WHEN o.seq IS NOT NULL THEN true ELSE NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") END";
+        + " WHERE CASE WHEN o.seq IS NOT NULL THEN true ELSE NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") END"
+        + " UNION ALL SELECT " + columns + " FROM unnest(?::bigint[]) AS r(seq) LEFT JOIN " + table + " o ON false"
+        + " WHERE NOT pg_advisory_unlock(?, " + lockKey("r.seq") + ")";
     List<OutboxEntry> entries = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setArray(1, seqs(connection, locked));
       statement.setObject(2, utc(now));
       statement.setObject(3, utc(now));
       statement.setInt(4, namespace);
+      statement.setArray(5, seqs(connection, toRelease));
+      statement.setInt(6, namespace);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           entries.add(rows.entry(result));
@@ -291,6 +305,15 @@ final class SessionClaims implements AutoCloseable {
    * @return the claims that were lost
    */
   List<Claim> retire(Collection<Claim> claims, String retire, boolean isDelete, Binder binder) throws SQLException {
+    return retire(claims, retire, isDelete, binder, true);
+  }
+
+  /**
+   * @param deferRelease whether the locks of the retired entries may be released by the session's next read
+   *     (markDelivered) rather than at once (an outcome after which the entry waits again)
+   */
+  private List<Claim> retire(Collection<Claim> claims, String retire, boolean isDelete, Binder binder,
+      boolean deferRelease) throws SQLException {
     lock.lock();
     try {
       Session s = session;
@@ -322,14 +345,30 @@ final class SessionClaims implements AutoCloseable {
         }
         throw e;
       }
-      try {
-        release(s, held.stream().map(c -> c.entry().sequence()).toList());
-      } catch (SQLException e) {
-        if (!dropIfDead()) {
-          throw e;
+      List<Long> releaseNow = new ArrayList<>();
+      for (Claim claim : held) {
+        long seq = claim.entry().sequence();
+        s.held.remove(seq);
+        if (!retired.contains(seq)) {
+          lost.add(claim);
+          releaseNow.add(seq);
+        } else if (deferRelease) {
+          // Gone from the waiting entries for good (deleted, or delivered and kept): nobody can claim it again, so its
+          // lock may wait for this session's next claim.
+          s.toRelease.add(seq);
+        } else {
+          releaseNow.add(seq);
         }
       }
-      held.stream().filter(c -> !retired.contains(c.entry().sequence())).forEach(lost::add);
+      if (!releaseNow.isEmpty()) {
+        try {
+          release(s, releaseNow);
+        } catch (SQLException e) {
+          if (!dropIfDead()) {
+            throw e;
+          }
+        }
+      }
       return lost;
     } finally {
       lock.unlock();
@@ -343,11 +382,11 @@ final class SessionClaims implements AutoCloseable {
    * @return whether it was applied
    */
   boolean update(Claim claim, String update, Binder binder) throws SQLException {
-    List<Claim> lost = retire(List.of(claim), update, false, binder);
+    List<Claim> lost = retire(List.of(claim), update, false, binder, false);
     return lost.isEmpty();
   }
 
-  /** Releases the given entries' locks and forgets them; runs after the statement that retired them committed. */
+  /** Releases the given entries' locks; runs after the statement that retired them committed. */
   private void release(Session s, List<Long> seqs) throws SQLException {
     try (PreparedStatement unlock = s.connection.prepareStatement(
         "SELECT count(*) FILTER (WHERE pg_advisory_unlock(?, " + lockKey("u.seq") + ")) FROM unnest(?::bigint[]) AS u(seq)")) {
@@ -355,7 +394,6 @@ final class SessionClaims implements AutoCloseable {
       unlock.setArray(2, seqs(s.connection, seqs));
       unlock.executeQuery().close();
     }
-    seqs.forEach(s.held::remove);
   }
 
   private static boolean holds(@Nullable Session s, Claim claim) {

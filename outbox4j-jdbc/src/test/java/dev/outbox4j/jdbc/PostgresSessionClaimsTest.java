@@ -72,9 +72,12 @@ class PostgresSessionClaimsTest {
     assertThat(second.stats(now()).inFlight()).isEqualTo(2);
   }
 
-  /** A lock taken on an entry that is not handed out would never be released: the lock table would fill up. */
+  /**
+   * A lock taken on an entry that is not handed out would never be released, and the server's lock table would fill
+   * up. A delivered entry's lock is released by the session's next claim; a failed entry's at once.
+   */
   @Test
-  void the_session_holds_exactly_one_lock_per_entry_it_has_handed_out() throws Exception {
+  void the_session_holds_one_lock_per_entry_handed_out_and_releases_them_all() throws Exception {
     for (int i = 0; i < 60; i++) {
       write(i % 3 == 0 ? null : "k" + (i % 7));
     }
@@ -84,11 +87,19 @@ class PostgresSessionClaimsTest {
     List<Claim> more = first.claim(10, now(), LEASE);
     assertThat(locksHeld()).isEqualTo(claims.size() + more.size());
 
-    first.markDelivered(claims, now());
     first.markFailed(more.get(0), "e", now());
-    assertThat(locksHeld()).isEqualTo(more.size() - 1);
-    assertThat(second.claim(100, now(), LEASE)).isNotEmpty();
-    assertThat(locksHeld()).as("the other session's locks are not counted here").isEqualTo(more.size() - 1);
+    assertThat(locksHeld()).as("a failed entry waits again: released at once").isEqualTo(claims.size() + more.size() - 1);
+    first.markDelivered(claims, now());
+    List<Claim> third = first.claim(10, now(), LEASE);
+    assertThat(locksHeld()).as("delivered ones released by the next claim").isEqualTo(more.size() - 1 + third.size());
+
+    first.markDelivered(more.subList(1, more.size()), now());
+    first.markDelivered(third, now());
+    for (List<Claim> next = first.claim(100, now(), LEASE); !next.isEmpty(); next = first.claim(100, now(), LEASE)) {
+      assertThat(first.markDelivered(next, now())).isEmpty();
+    }
+    assertThat(first.stats(now()).pending()).isZero();
+    assertThat(locksHeld()).as("a claim that finds nothing releases what was delivered").isZero();
   }
 
   /** @return the advisory locks the first store's session holds */
