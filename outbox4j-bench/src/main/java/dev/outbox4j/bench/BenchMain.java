@@ -167,6 +167,8 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
+    plan.add(new Planned(Set.of("e2e"),
+        () -> new Outbox4jEndToEnd(database, options.writers(), ClaimStrategy.SESSION_LOCKS)));
     plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));

@@ -2,6 +2,7 @@ package dev.outbox4j.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Relay;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.spi.Retention;
 import java.time.Duration;
@@ -21,8 +22,15 @@ final class Outbox4jEndToEnd implements Scenario {
   private final DeliveryCounter delivered = new DeliveryCounter();
   private final BatchTimings timings = new BatchTimings();
   private final dev.outbox4j.jdbc.JdbcOutboxStore store;
+  private final ClaimStrategy claims;
 
   Outbox4jEndToEnd(BenchDatabase database, int writers) throws Exception {
+    this(database, writers, ClaimStrategy.LEASED_ROWS);
+  }
+
+  /** @param claims how the relay's store holds its claims */
+  Outbox4jEndToEnd(BenchDatabase database, int writers, ClaimStrategy claims) throws Exception {
+    this.claims = claims;
     this.database = database;
     this.writers = writers;
     this.tables = new Outbox4jTables(database, "bench_o4j_");
@@ -30,18 +38,19 @@ final class Outbox4jEndToEnd implements Scenario {
     this.writerPool = database.pool("o4j-e2e-writers", writers, false);
     this.relayPool = database.pool("o4j-e2e-relay", 2, true);
     tables.recreate(relayPool);
-    this.store = tables.store(relayPool, Retention.deleteOnDelivery());
+    this.store = tables.store(relayPool, Retention.deleteOnDelivery(), claims);
     this.outbox = store.outbox();
   }
 
   @Override
   public String id() {
-    return "e2e-outbox4j";
+    return claims == ClaimStrategy.SESSION_LOCKS ? "e2e-outbox4j-session" : "e2e-outbox4j";
   }
 
   @Override
   public String title() {
-    return "5 outbox4j: " + writers + " writers (business row + outbox.write) + 1 relay, in-process wake-up";
+    return "5 outbox4j: " + writers + " writers (business row + outbox.write) + 1 relay, in-process wake-up"
+        + (claims == ClaimStrategy.SESSION_LOCKS ? ", claims as session locks" : "");
   }
 
   @Override
@@ -78,6 +87,7 @@ final class Outbox4jEndToEnd implements Scenario {
   @Override
   public void close() {
     writerPool.close();
+    store.close();
     relayPool.close();
   }
 }
