@@ -72,6 +72,20 @@ class BenchHarnessTest {
   }
 
   @Test
+  void outbox4j_drain_with_session_lock_claims_retires_every_entry_and_leaves_no_advisory_lock() throws Exception {
+    try (Outbox4jDrain drain = new Outbox4jDrain(database, false, 2, false, false,
+        dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS)) {
+      drain.prepare(2_000);
+
+      assertThat(drain.execute(2_000).messages()).isEqualTo(2_000);
+      assertThat(database.count("bench_o4j_outbox")).isZero();
+    }
+    assertThat(countWhere("pg_locks",
+        "locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"))
+        .isZero();
+  }
+
+  @Test
   void outbox4j_drain_sends_and_retires_every_entry_of_the_ordered_backlog() throws Exception {
     try (Outbox4jDrain drain = new Outbox4jDrain(database, false, 1, true)) {
       drain.prepare(2_000);
