@@ -235,7 +235,8 @@ public final class ClaimBacklogBench {
   private JdbcOutboxStore fresh(HikariDataSource pool) throws SQLException {
     switch (db) {
       case "postgresql" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
-          + "schema_version CASCADE", "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE");
+          + "outbox_claim, " + PREFIX + "schema_version CASCADE",
+          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE");
       case "mariadb" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
           + "schema_version");
       default -> execute("DROP ALL OBJECTS");

@@ -32,7 +32,8 @@ final class Outbox4jTables {
   /** Drops every object of this prefix and runs the store's migrations. */
   void recreate(DataSource pool) throws SQLException {
     database.execute(
-        "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "schema_version CASCADE",
+        "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "outbox_claim, " + prefix
+            + "schema_version CASCADE",
         "DROP FUNCTION IF EXISTS " + prefix + "outbox_assign_key_seq() CASCADE");
     store(pool, Retention.deleteOnDelivery()).migrate();
     int fillfactor = database.options().outboxFillfactor();

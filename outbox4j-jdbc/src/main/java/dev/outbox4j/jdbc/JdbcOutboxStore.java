@@ -115,7 +115,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** The outbox migration files, in version order. */
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
-          "V4__key_numbering_plan.sql");
+          "V4__key_numbering_plan.sql", "V5__session_claims.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
@@ -156,7 +156,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
         ? new SessionClaims(this::openSession, () -> dialect.claimWindow(names), this::headsAndUnkeyed, rows::entry,
-            table)
+            table, names.qualified("outbox_claim"))
         : null;
   }
 

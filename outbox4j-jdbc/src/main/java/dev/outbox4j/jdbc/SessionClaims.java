@@ -84,6 +84,8 @@ final class SessionClaims implements AutoCloseable {
     final Map<Long, Held> held = new HashMap<>();
     /** Retired entries whose locks are still held: released by the next re-read, or at once when a claim finds none. */
     final List<Long> toRelease = new ArrayList<>();
+    /** The entries of each claimed batch not completed yet, by token: its row in the claim table lives as long. */
+    final Map<UUID, Set<Long>> batches = new HashMap<>();
     Duration idleTimeout;
 
     Session(Connection connection, int pid, Duration idleTimeout) {
@@ -101,6 +103,7 @@ final class SessionClaims implements AutoCloseable {
   private final Heads heads;
   private final Rows rows;
   private final String table;
+  private final String claimTable;
   private final String columns;
   /** The advisory lock's first key: the table's, so two outbox tables' entries of equal seq never collide. */
   private final int namespace;
@@ -115,7 +118,8 @@ final class SessionClaims implements AutoCloseable {
    * @param heads the store's heads-and-unkeyed read
    */
   SessionClaims(Connector connector, java.util.function.Supplier<String> window, Heads heads, Rows rows,
-      String table) {
+      String table, String claimTable) {
+    this.claimTable = claimTable;
     this.connector = connector;
     this.windowSql = window;
     this.heads = heads;
@@ -170,12 +174,18 @@ final class SessionClaims implements AutoCloseable {
     UUID token = UUID.randomUUID();
     List<Claim> claims = new ArrayList<>();
     Set<Long> kept = new HashSet<>();
-    List<OutboxEntry> reread = rereadUnlockingRejects(s.connection, locked, s.toRelease, now);
+    for (long seq : locked.subList(0, reused)) { // handed out again: no longer part of the batch that had them
+      forgetFromBatch(s, s.held.get(seq).token(), seq);
+    }
+    List<OutboxEntry> reread = rereadUnlockingRejects(s.connection, locked, s.toRelease, token, leaseUntil, now);
     s.toRelease.clear();
     for (OutboxEntry entry : reread) {
       kept.add(entry.sequence());
       s.held.put(entry.sequence(), new Held(token, leaseUntil, entry.version()));
       claims.add(new Claim(entry, token, leaseUntil));
+    }
+    if (!kept.isEmpty()) {
+      s.batches.put(token, new HashSet<>(kept));
     }
     locked.subList(0, reused).stream().filter(seq -> !kept.contains(seq)).forEach(s.held::remove); // unlocked above
     claims.sort(Comparator.comparingLong(claim -> claim.entry().sequence()));
@@ -197,18 +207,22 @@ final class SessionClaims implements AutoCloseable {
       }
       // No ORDER BY, aggregate or DISTINCT above the lock: the LIMIT must pull rows through the filter one by one,
       // or the filter would lock rows that are never returned. The window's rows arrive in seq order already.
-      String sql = "SELECT w.seq, w.seen FROM (SELECT x.seq, x.claimable, count(*) OVER () AS seen FROM (" + window
-          + ") x) w WHERE w.claimable = 1 AND NOT (w.seq = ANY(?)) AND pg_try_advisory_lock(?, " + lockKey("w.seq")
-          + ") LIMIT ?";
+      // Every condition is computed below the lock, and the CASE takes the lock only for an eligible row.
+      String sql = "SELECT w.seq, w.seen FROM (SELECT x.seq, count(*) OVER () AS seen, x.claimable = 1"
+          + " AND NOT (x.seq = ANY(?)) AND x.seq NOT IN (" + inFlightElsewhere() + ") AS eligible FROM (" + window
+          + ") x) w WHERE CASE WHEN w.eligible THEN pg_try_advisory_lock(?, " + lockKey("w.seq") + ") ELSE false END"
+          + " LIMIT ?";
       List<Long> locked = new ArrayList<>();
       long seen = 0;
       try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
-        statement.setObject(1, utc(now));
+        statement.setArray(1, held);
         statement.setObject(2, utc(now));
-        statement.setInt(3, size);
-        statement.setArray(4, held);
-        statement.setInt(5, namespace);
-        statement.setInt(6, limit);
+        statement.setArray(3, tokens(s));
+        statement.setObject(4, utc(now));
+        statement.setObject(5, utc(now));
+        statement.setInt(6, size);
+        statement.setInt(7, namespace);
+        statement.setInt(8, limit);
         try (ResultSet result = statement.executeQuery()) {
           while (result.next()) {
             locked.add(result.getLong(1));
@@ -245,15 +259,17 @@ final class SessionClaims implements AutoCloseable {
       return List.of();
     }
     String sql = "SELECT l.seq FROM (SELECT c.seq FROM " + table + " c WHERE c.seq = ANY(?) AND c." + WAITING
-        + " AND " + ClaimSql.ready("c") + " ORDER BY c.seq OFFSET 0) l"
+        + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN (" + inFlightElsewhere() + ") ORDER BY c.seq OFFSET 0) l"
         + " WHERE pg_try_advisory_lock(?, " + lockKey("l.seq") + ") LIMIT ?";
     List<Long> locked = new ArrayList<>();
     try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
       statement.setArray(1, seqs(s.connection, candidates));
       statement.setObject(2, utc(now));
       statement.setObject(3, utc(now));
-      statement.setInt(4, namespace);
-      statement.setInt(5, limit);
+      statement.setObject(4, utc(now));
+      statement.setArray(5, tokens(s));
+      statement.setInt(6, namespace);
+      statement.setInt(7, limit);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           locked.add(result.getLong(1));
@@ -261,6 +277,32 @@ final class SessionClaims implements AutoCloseable {
       }
     }
     return locked;
+  }
+
+  /**
+   * @return a subquery (parameters: now, this session's tokens) of the entries in another session's claimed batch
+   *     whose lease has not passed: that session may have died with sends on their way, so they wait for the lease
+   */
+  private String inFlightElsewhere() {
+    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ? AND NOT (b.token = ANY(?))";
+  }
+
+  private static Array tokens(Session s) throws SQLException {
+    return s.connection.createArrayOf("uuid", s.batches.keySet().toArray());
+  }
+
+  /** Removes a completed or re-claimed entry from its batch; returns whether the batch is now empty (and forgotten). */
+  private static boolean forgetFromBatch(Session s, UUID token, long seq) {
+    Set<Long> batch = s.batches.get(token);
+    if (batch == null) {
+      return false;
+    }
+    batch.remove(seq);
+    if (batch.isEmpty()) {
+      s.batches.remove(token);
+      return true;
+    }
+    return false;
   }
 
   private static java.time.OffsetDateTime utc(Instant instant) {
@@ -272,12 +314,21 @@ final class SessionClaims implements AutoCloseable {
    * statement (the {@code CASE} makes the unlock run only for them) and not returned.
    */
   private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, List<Long> toRelease,
-      Instant now) throws SQLException {
-    // The second branch releases the locks of entries retired since the last claim; it returns no row, and UNION ALL
-    // with no LIMIT above it runs it to the end.
-    String sql = "SELECT " + columns + " FROM unnest(?::bigint[]) AS l(seq) LEFT JOIN " + table + " o"
-        + " ON o.seq = l.seq AND o." + WAITING + " AND " + ClaimSql.ready("o")
-        + " WHERE CASE WHEN o.seq IS NOT NULL THEN true ELSE NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") END"
+      UUID token, Instant leaseUntil, Instant now) throws SQLException {
+    // "kept" is read once with this statement's fresh snapshot; the batch row lists exactly those entries and is
+    // committed with the statement, before anything is sent. The last two branches release the locks of rejected
+    // entries and of entries retired since the last claim; they return no row, and UNION ALL with no LIMIT above runs
+    // them to the end.
+    String sql = "WITH kept AS MATERIALIZED (SELECT o.* FROM unnest(?::bigint[]) AS l(seq) JOIN " + table + " o"
+        + " ON o.seq = l.seq AND o." + WAITING + " AND " + ClaimSql.ready("o") + "),"
+        + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until)"
+        + " SELECT ?, array_agg(k.seq), ? FROM kept k HAVING count(*) > 0),"
+        + " expired AS (DELETE FROM " + claimTable + " WHERE lease_until <= ?)"
+        + " SELECT " + columns + " FROM kept o"
+        // A CASE, not "o.seq IS NULL AND NOT unlock": that would become an anti-join with the unlock pushed below it,
+        // unlocking kept entries too.
+        + " UNION ALL SELECT " + columns + " FROM unnest(?::bigint[]) AS l(seq) LEFT JOIN kept o ON o.seq = l.seq"
+        + " WHERE CASE WHEN o.seq IS NULL THEN NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") ELSE false END"
         + " UNION ALL SELECT " + columns + " FROM unnest(?::bigint[]) AS r(seq) LEFT JOIN " + table + " o ON false"
         + " WHERE NOT pg_advisory_unlock(?, " + lockKey("r.seq") + ")";
     List<OutboxEntry> entries = new ArrayList<>();
@@ -285,9 +336,13 @@ final class SessionClaims implements AutoCloseable {
       statement.setArray(1, seqs(connection, locked));
       statement.setObject(2, utc(now));
       statement.setObject(3, utc(now));
-      statement.setInt(4, namespace);
-      statement.setArray(5, seqs(connection, toRelease));
-      statement.setInt(6, namespace);
+      statement.setObject(4, token);
+      statement.setObject(5, utc(leaseUntil));
+      statement.setObject(6, utc(now));
+      statement.setArray(7, seqs(connection, locked));
+      statement.setInt(8, namespace);
+      statement.setArray(9, seqs(connection, toRelease));
+      statement.setInt(10, namespace);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           entries.add(rows.entry(result));
@@ -325,7 +380,22 @@ final class SessionClaims implements AutoCloseable {
       if (held.isEmpty() || s == null) {
         return lost;
       }
-      String sql = retire + (isDelete ? " USING" : " FROM") + " unnest(?::bigint[], ?::bigint[]) AS c(seq, version)"
+      // Batches completed by this call lose their row in the same statement (the tokens are this store's own UUIDs,
+      // written as literals so that the caller's parameters keep their positions); an entry still in a batch that
+      // goes on is taken out of its row below when it waits again.
+      List<String> done = new ArrayList<>();
+      Map<UUID, List<Long>> goingOn = new HashMap<>();
+      for (Claim claim : held) {
+        if (forgetFromBatch(s, claim.token(), claim.entry().sequence())) {
+          done.add("'" + claim.token() + "'");
+        } else if (s.batches.containsKey(claim.token())) {
+          goingOn.computeIfAbsent(claim.token(), t -> new ArrayList<>()).add(claim.entry().sequence());
+        }
+      }
+      String forget = done.isEmpty() ? ""
+          : "WITH forget AS (DELETE FROM " + claimTable + " WHERE token IN (" + String.join(", ", done) + ")) ";
+      String sql = forget + retire + (isDelete ? " USING" : " FROM")
+          + " unnest(?::bigint[], ?::bigint[]) AS c(seq, version)"
           + " WHERE o.seq = c.seq AND o.version = c.version AND o." + WAITING + " RETURNING o.seq";
       Set<Long> retired = new HashSet<>();
       try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
@@ -362,6 +432,19 @@ final class SessionClaims implements AutoCloseable {
       }
       if (!releaseNow.isEmpty()) {
         try {
+          // Entries that wait again leave the batch row that goes on, so other relays may claim them.
+          List<Long> waitAgain = new ArrayList<>(releaseNow);
+          for (Map.Entry<UUID, List<Long>> batch : goingOn.entrySet()) {
+            List<Long> leaving = batch.getValue().stream().filter(waitAgain::contains).toList();
+            if (!leaving.isEmpty()) {
+              try (PreparedStatement trim = s.connection.prepareStatement("UPDATE " + claimTable
+                  + " SET seqs = ARRAY(SELECT x FROM unnest(seqs) AS x WHERE x <> ALL(?)) WHERE token = ?")) {
+                trim.setArray(1, seqs(s.connection, leaving));
+                trim.setObject(2, batch.getKey());
+                trim.executeUpdate();
+              }
+            }
+          }
           release(s, releaseNow);
         } catch (SQLException e) {
           if (!dropIfDead()) {

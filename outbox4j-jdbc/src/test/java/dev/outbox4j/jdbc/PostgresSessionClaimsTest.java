@@ -112,8 +112,12 @@ class PostgresSessionClaimsTest {
     }
   }
 
+  /**
+   * A dead relay's locks vanish with its session, but sends it had on their way may still land: its entries wait
+   * for their lease, as leased rows do, so a copy of them never overtakes the next message of their key.
+   */
   @Test
-  void a_dead_sessions_claims_are_free_at_once_and_its_completions_are_lost() throws Exception {
+  void a_dead_sessions_claims_are_taken_over_once_their_lease_passed_and_its_completions_are_lost() throws Exception {
     UUID head = write("a");
     write("a");
     List<Claim> claims = first.claim(10, now(), LEASE);
@@ -121,13 +125,14 @@ class PostgresSessionClaimsTest {
 
     terminateSessionsHoldingClaims();
 
-    List<Claim> takenOver = second.claim(10, now(), LEASE);
+    assertThat(second.claim(10, now().plus(LEASE).minusMillis(1), LEASE)).as("within the dead relay's lease").isEmpty();
+    List<Claim> takenOver = second.claim(10, now().plus(LEASE), LEASE);
     assertThat(takenOver).extracting(Claim::id).containsExactly(head);
     assertThat(first.markDelivered(claims, now())).as("lost with its session").containsExactly(claims.get(0));
     assertThat(first.find(head)).isPresent();
     assertThat(second.markDelivered(takenOver, now())).isEmpty();
     assertThat(first.find(head)).isEmpty();
-    assertThat(first.claim(10, now(), LEASE)).as("a new session, the key's next entry").hasSize(1);
+    assertThat(first.claim(10, now().plus(LEASE), LEASE)).as("a new session, the key's next entry").hasSize(1);
   }
 
   @Test
@@ -140,20 +145,28 @@ class PostgresSessionClaimsTest {
 
     Thread.sleep(2_000); // the first relay is "frozen": its session says nothing for longer than the lease
 
-    List<Claim> takenOver = second.claim(10, now(), LEASE);
+    List<Claim> takenOver = second.claim(10, now().plus(shortLease), LEASE);
     assertThat(takenOver).extracting(Claim::id).containsExactly(id);
     assertThat(first.markFailed(claims.get(0), "late", now())).isFalse();
     assertThat(second.markDelivered(takenOver, now())).isEmpty();
   }
 
   @Test
-  void closing_the_store_releases_its_claims() {
+  void closing_the_store_releases_its_locks_and_its_unfinished_claims_wait_for_their_lease() {
     write(null);
-    assertThat(first.claim(10, now(), LEASE)).hasSize(1);
+    UUID done = write(null);
+    List<Claim> claims = first.claim(10, now(), LEASE);
+    assertThat(claims).hasSize(2);
+    first.markDelivered(claims.subList(1, 2), now());
+    UUID finished = write(null);
+    assertThat(first.markDelivered(first.claim(10, now(), LEASE), now())).isEmpty();
 
     first.close();
 
-    assertThat(second.claim(10, now(), LEASE)).hasSize(1);
+    assertThat(first.find(done)).isEmpty();
+    assertThat(first.find(finished)).isEmpty();
+    assertThat(second.claim(10, now(), LEASE)).as("the unfinished one, within its lease").isEmpty();
+    assertThat(second.claim(10, now().plus(LEASE), LEASE)).hasSize(1);
   }
 
   @Test

@@ -1,0 +1,2 @@
+-- outbox4j outbox schema, version 5: nothing to change on this database. The PostgreSQL version of this file adds the
+-- table behind session-lock claims, which only PostgreSQL offers.
