@@ -72,6 +72,8 @@ class ChaosSuiteTest {
     soft.assertThat(report.unknownDelivered()).as("delivered, never written").isZero();
     check(soft, deferred, "orderViolations", report.orderViolations(),
         "per-key order violations against commit order");
+    check(soft, deferred, "lateCopies", report.lateCopies(),
+        "late copies: a duplicate arriving after a later message of its key (SPEC: a late copy never overtakes)");
     check(soft, deferred, "stuck", report.stuck(), "stuck: still waiting after the drain time");
     check(soft, deferred, "quarantined", report.quarantined(), "quarantined");
     soft.assertThat(report.frozenRefused()).as("the frozen relay's late completions, refused (claims lost)")

@@ -41,13 +41,23 @@ import org.jspecify.annotations.Nullable;
  * entries with a fresh snapshot: a row whose completion another session committed between the first statement's
  * snapshot and its lock is no longer waiting there, and is unlocked at once by that same statement.
  *
+ * <h2>After a relay dies</h2>
+ * The server releases a dead session's locks at once, but sends the relay had on their way may still land, so its
+ * entries must wait for their lease (a copy landing after the next message of its key would overtake it). Each claimed
+ * batch is therefore noted in one row of the claim table (token, entries, lease) by the claim's second statement,
+ * committed before the claim returns; the first statement of every claim skips the entries of other sessions'
+ * unexpired rows. The completion that finishes a batch deletes its row in the same statement; an entry that waits
+ * again (failed, postponed, cancelled) while its batch goes on is taken out of the row. Expired rows are deleted by
+ * the next claim of any session.
+ *
  * <h2>Fencing</h2>
  * A completion is applied only through the session that holds the claim, only if the store still holds the claim
  * under the claim's token, and only if the entry's version is the one claimed (an entry-face mutation changes it, and so
  * cancels the claim). The retiring statement commits before its locks are released, so no other relay can lock an
  * entry whose completion it could not yet see. When the session dies (the relay process died, the database restarted,
  * or the server ended a session idle for longer than {@code idle_session_timeout}, which the store sets to the lease),
- * every claim it held is released by the server and reported lost by this store.
+ * every lock it held is released by the server and its claims are reported lost by this store; other relays take
+ * the entries over once the batches' leases have passed.
  *
  * <p>Within this store a lease still counts: a claim whose lease has passed is handed out again by this store (under a
  * new token, which makes the old claim lost) when it is among the next candidates, and until then its completion still
