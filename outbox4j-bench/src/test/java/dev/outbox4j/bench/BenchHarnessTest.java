@@ -26,7 +26,8 @@ class BenchHarnessTest {
 
   @Test
   void ceiling_drain_by_delete_retires_every_pre_inserted_row() throws Exception {
-    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED)) {
+    try (CeilingDrain ceiling =
+        new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED)) {
       ceiling.prepare(1_200);
       assertThat(database.count("bench_ceiling")).isEqualTo(1_200);
 
@@ -39,7 +40,8 @@ class BenchHarnessTest {
 
   @Test
   void ceiling_drain_by_update_leaves_every_row_delivered() throws Exception {
-    try (CeilingDrain ceiling = new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, CeilingDrain.Mode.LOCKED)) {
+    try (CeilingDrain ceiling =
+        new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, CeilingDrain.Mode.LOCKED)) {
       ceiling.prepare(1_200);
 
       ceiling.execute(1_200);
@@ -51,7 +53,8 @@ class BenchHarnessTest {
 
   @Test
   void leased_reference_drain_claims_and_deletes_every_row() throws Exception {
-    try (CeilingDrain leased = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LEASED)) {
+    try (CeilingDrain leased =
+        new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LEASED)) {
       leased.prepare(1_200);
 
       assertThat(leased.execute(1_200).messages()).isEqualTo(1_200);
@@ -61,20 +64,22 @@ class BenchHarnessTest {
 
   @Test
   void session_claim_drain_deletes_every_row_and_leaves_no_advisory_lock() throws Exception {
-    try (CeilingDrain session = new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)) {
+    try (CeilingDrain session =
+        new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)) {
       session.prepare(1_200);
 
       assertThat(session.execute(1_200).messages()).isEqualTo(1_200);
       assertThat(database.count("bench_ceiling")).isZero();
       assertThat(countWhere("pg_locks",
-          "locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).isZero();
+          "locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"))
+          .isZero();
     }
   }
 
   @Test
   void outbox4j_drain_with_session_lock_claims_retires_every_entry_and_leaves_no_advisory_lock() throws Exception {
-    try (Outbox4jDrain drain = new Outbox4jDrain(database, false, 2, false, false,
-        dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS)) {
+    try (Outbox4jDrain drain =
+        new Outbox4jDrain(database, false, 2, false, false, dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS)) {
       drain.prepare(2_000);
 
       assertThat(drain.execute(2_000).messages()).isEqualTo(2_000);

@@ -14,8 +14,9 @@ public enum ClaimStrategy {
 
   /**
    * PostgreSQL 14 or later only: a claim is a session-level advisory lock per claimed entry, held by one connection
-   * the store keeps for its claims, so claiming writes nothing and a drain costs about what a locking read and a
-   * delete cost. Completions run on that connection and are fenced by it and by the entry's version. Each claimed
+   * the store keeps for its claims, so claiming rewrites no entry (it notes each batch in one narrow row). Its
+   * performance work is not finished: with that batch row it drains at about the rate of leased rows for now (see
+   * {@code docs/benchmarks.md}). Completions run on that connection and are fenced by it and by the entry's version. Each claimed
    * batch is also noted in one narrow row (table {@code outbox_claim}, migration V5) until it is completed, so that
    * the entries of a relay that died wait for their lease before another relay sends them again, as with leased rows.
    * The connection is given an {@code idle_session_timeout} equal to the lease, so the server ends the session of a

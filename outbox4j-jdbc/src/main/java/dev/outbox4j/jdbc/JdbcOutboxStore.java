@@ -495,7 +495,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     String where = " WHERE claim_token = ? AND " + WAITING + " AND seq IN " + placeholders(ids.size());
     String retire = retention.deletesOnDelivery()
         ? dialect.deleteByPrimaryKey(table) + where
-        : "UPDATE " + dialect.byPrimaryKey(table) + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+        : "UPDATE " + dialect.byPrimaryKey(table)
+            + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
             + " version = version + 1" + where;
     int offset = retention.deletesOnDelivery() ? 1 : 2;
     if (dialect.supportsReturning()) {

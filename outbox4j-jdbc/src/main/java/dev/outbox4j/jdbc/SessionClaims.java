@@ -52,8 +52,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Fencing</h2>
  * A completion is applied only through the session that holds the claim, only if the store still holds the claim
- * under the claim's token, and only if the entry's version is the one claimed (an entry-face mutation changes it, and so
- * cancels the claim). The retiring statement commits before its locks are released, so no other relay can lock an
+ * under the claim's token, and only if the entry's version is the one claimed (an entry-face mutation changes it, and
+ * so cancels the claim). The retiring statement commits before its locks are released, so no other relay can lock an
  * entry whose completion it could not yet see. When the session dies (the relay process died, the database restarted,
  * or the server ended a session idle for longer than {@code idle_session_timeout}, which the store sets to the lease),
  * every lock it held is released by the server and its claims are reported lost by this store; other relays take
@@ -482,7 +482,8 @@ final class SessionClaims implements AutoCloseable {
   /** Releases the given entries' locks; runs after the statement that retired them committed. */
   private void release(Session s, List<Long> seqs) throws SQLException {
     try (PreparedStatement unlock = s.connection.prepareStatement(
-        "SELECT count(*) FILTER (WHERE pg_advisory_unlock(?, " + lockKey("u.seq") + ")) FROM unnest(?::bigint[]) AS u(seq)")) {
+        "SELECT count(*) FILTER (WHERE pg_advisory_unlock(?, " + lockKey("u.seq") + "))"
+            + " FROM unnest(?::bigint[]) AS u(seq)")) {
       unlock.setInt(1, namespace);
       unlock.setArray(2, seqs(s.connection, seqs));
       unlock.executeQuery().close();

@@ -88,7 +88,8 @@ class PostgresSessionClaimsTest {
     assertThat(locksHeld()).isEqualTo(claims.size() + more.size());
 
     first.markFailed(more.get(0), "e", now());
-    assertThat(locksHeld()).as("a failed entry waits again: released at once").isEqualTo(claims.size() + more.size() - 1);
+    assertThat(locksHeld()).as("a failed entry waits again: released at once")
+        .isEqualTo(claims.size() + more.size() - 1);
     first.markDelivered(claims, now());
     List<Claim> third = first.claim(10, now(), LEASE);
     assertThat(locksHeld()).as("delivered ones released by the next claim").isEqualTo(more.size() - 1 + third.size());
