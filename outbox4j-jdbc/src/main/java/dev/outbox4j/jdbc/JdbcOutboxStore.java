@@ -1011,11 +1011,10 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   /**
    * Runs one of the store's own units of work, again when the database aborted it as a deadlock victim (SQLState
-   * {@code 40001}, or {@code 40P01} on PostgreSQL), after a short random pause so the two sides do not meet again at
-   * once. Safe because the unit is the store's, not the caller's: an aborted unit changed nothing, and every unit is
-   * fenced (claim token) or version-checked, so running it again is exactly what a lone attempt would have done. The
-   * relay's statements lock rows by primary key only, so deadlocks are rare; they remain possible on MariaDB/MySQL,
-   * whose locking reads also take gap locks under REPEATABLE READ.
+   * {@code 40001}, or {@code 40P01} on PostgreSQL). Safe because the unit is the store's, not the caller's: an aborted
+   * unit changed nothing, and every unit is fenced (claim token) or version-checked, so running it again is exactly
+   * what a lone attempt would have done. The relay's statements lock rows by primary key only, so deadlocks are rare;
+   * they remain possible on MariaDB/MySQL, whose locking reads also take gap locks under REPEATABLE READ.
    */
   private <R> R retryingDeadlocks(java.util.function.Supplier<R> unit) {
     for (int attempt = 1; ; attempt++) {
@@ -1025,17 +1024,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e.getCause())) {
           throw e;
         }
-        pauseAfterDeadlock(attempt, e);
       }
-    }
-  }
-
-  private static void pauseAfterDeadlock(int attempt, OutboxException deadlock) {
-    try {
-      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 4L << attempt));
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      throw deadlock;
     }
   }
 

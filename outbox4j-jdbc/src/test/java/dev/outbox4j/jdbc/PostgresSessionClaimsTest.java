@@ -103,6 +103,14 @@ class PostgresSessionClaimsTest {
     assertThat(locksHeld()).as("a claim that finds nothing releases what was delivered").isZero();
   }
 
+  private long sessionsWithPid(int pid) throws SQLException {
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
   /** @return the advisory locks the first store's session holds */
   private long locksHeld() throws SQLException {
     try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
@@ -144,7 +152,9 @@ class PostgresSessionClaimsTest {
     assertThat(claims).hasSize(1);
     assertThat(second.claim(10, now(), shortLease)).isEmpty();
 
-    Thread.sleep(2_000); // the first relay is "frozen": its session says nothing for longer than the lease
+    // The first relay is "frozen": its session says nothing, and the server ends it once it was idle for the lease.
+    int frozen = first.claimSessionPid();
+    await().atMost(Duration.ofSeconds(10)).until(() -> sessionsWithPid(frozen) == 0);
 
     List<Claim> takenOver = second.claim(10, now().plus(shortLease), LEASE);
     assertThat(takenOver).extracting(Claim::id).containsExactly(id);

@@ -51,6 +51,15 @@ final class RecordingWebhook implements AutoCloseable {
     server.start();
   }
 
+  /**
+   * @return the end of a relay configuration file that sends destination {@code orders} to {@code /orders} here,
+   *     one line per element (transports and destinations sections, then an empty line)
+   */
+  List<String> ordersConfig() {
+    return List.of("transports:", "  webhooks:", "    type: http", "    endpoint.orders: " + url("/orders"),
+        "destinations:", "  orders: webhooks", "");
+  }
+
   String url(String path) {
     return "http://127.0.0.1:" + server.getAddress().getPort() + path;
   }

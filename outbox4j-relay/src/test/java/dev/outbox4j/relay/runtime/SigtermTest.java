@@ -46,13 +46,7 @@ class SigtermTest {
           "  batch-size: 20",
           "server:",
           "  port: 0",
-          "transports:",
-          "  webhooks:",
-          "    type: http",
-          "    endpoint.orders: " + webhook.url("/orders"),
-          "destinations:",
-          "  orders: webhooks",
-          ""));
+          String.join("\n", webhook.ordersConfig())));
       assertThat(CliRunner.run("migrate", "--config", file.toString())).isZero();
       PlainSqlRows.insert(url, table, "orders", 20, 15, 0, false);
 

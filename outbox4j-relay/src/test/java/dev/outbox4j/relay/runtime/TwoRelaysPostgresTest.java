@@ -32,13 +32,7 @@ class TwoRelaysPostgresTest {
           "  batch-size: 25",
           "server:",
           "  enabled: false",
-          "transports:",
-          "  webhooks:",
-          "    type: http",
-          "    endpoint.orders: " + webhook.url("/orders"),
-          "destinations:",
-          "  orders: webhooks",
-          ""));
+          String.join("\n", webhook.ordersConfig())));
       assertThat(CliRunner.run("migrate", "--config", file.toString())).isZero();
       PlainSqlRows.insert(url, "pair_outbox", "orders", 10, 30, 0, false);
       try (RelayRuntime first = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()));
