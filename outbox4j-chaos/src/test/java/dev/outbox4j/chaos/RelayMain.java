@@ -126,7 +126,13 @@ public final class RelayMain {
             insert.executeUpdate();
             return DeliveryOutcome.delivered();
           } catch (SQLException e) {
-            return DeliveryOutcome.retryable("consumer ledger unavailable: " + e.getMessage());
+            // As the real transports do: a destination that cannot be reached at all is reported unavailable, so the
+            // relay pauses (an outage) instead of charging the entry; a relay that holds a single key's entry when the
+            // outage starts would otherwise spend that entry's retry budget alone.
+            boolean unreachable = e instanceof java.sql.SQLTransientConnectionException
+                || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+            return unreachable ? DeliveryOutcome.unavailable("consumer ledger unreachable: " + e.getMessage())
+                : DeliveryOutcome.retryable("consumer ledger failed: " + e.getMessage());
           }
         });
       }
