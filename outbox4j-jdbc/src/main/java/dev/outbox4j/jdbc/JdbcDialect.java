@@ -68,6 +68,16 @@ public interface JdbcDialect {
    * @throws SQLException if the driver fails
    */
   default @Nullable Instant getInstant(ResultSet row, String column) throws SQLException {
+    return getInstant(row, row.findColumn(column));
+  }
+
+  /**
+   * @param row the result set, positioned on a row
+   * @param column the 1-based column index
+   * @return the instant stored in that column, or {@code null} for SQL NULL
+   * @throws SQLException if the driver fails
+   */
+  default @Nullable Instant getInstant(ResultSet row, int column) throws SQLException {
     java.time.OffsetDateTime value = row.getObject(column, java.time.OffsetDateTime.class);
     return value == null ? null : value.toInstant();
   }
@@ -86,7 +96,17 @@ public interface JdbcDialect {
    * @return the UUID stored in that column, or {@code null} for SQL NULL
    * @throws SQLException if the driver fails
    */
-  @Nullable UUID getUuid(ResultSet row, String column) throws SQLException;
+  default @Nullable UUID getUuid(ResultSet row, String column) throws SQLException {
+    return getUuid(row, row.findColumn(column));
+  }
+
+  /**
+   * @param row the result set, positioned on a row
+   * @param column the 1-based column index
+   * @return the UUID stored in that column, or {@code null} for SQL NULL
+   * @throws SQLException if the driver fails
+   */
+  @Nullable UUID getUuid(ResultSet row, int column) throws SQLException;
 
   /**
    * @param failure a driver exception

@@ -469,7 +469,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
       List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
       try {
-        lost.addAll(Objects.requireNonNull(sessionClaims).retire(chunk, retire, retention.deletesOnDelivery(), s -> {
+        lost.addAll(Objects.requireNonNull(sessionClaims).retire(chunk, retire, s -> {
           if (retention.deletesOnDelivery()) {
             return 1;
           }

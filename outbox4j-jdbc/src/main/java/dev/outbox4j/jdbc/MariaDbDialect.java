@@ -40,7 +40,7 @@ public final class MariaDbDialect implements JdbcDialect {
   }
 
   @Override
-  public @Nullable Instant getInstant(ResultSet row, String column) throws SQLException {
+  public @Nullable Instant getInstant(ResultSet row, int column) throws SQLException {
     LocalDateTime value = row.getObject(column, LocalDateTime.class);
     return value == null ? null : value.toInstant(ZoneOffset.UTC);
   }
@@ -55,7 +55,7 @@ public final class MariaDbDialect implements JdbcDialect {
   }
 
   @Override
-  public @Nullable UUID getUuid(ResultSet row, String column) throws SQLException {
+  public @Nullable UUID getUuid(ResultSet row, int column) throws SQLException {
     String value = row.getString(column);
     return value == null ? null : UUID.fromString(value);
   }

@@ -32,7 +32,7 @@ public final class PostgresDialect implements JdbcDialect {
   }
 
   @Override
-  public @Nullable UUID getUuid(ResultSet row, String column) throws SQLException {
+  public @Nullable UUID getUuid(ResultSet row, int column) throws SQLException {
     return row.getObject(column, UUID.class);
   }
 

@@ -369,16 +369,16 @@ final class SessionClaims implements AutoCloseable {
    *     {@code RETURNING o.seq} are added; its own parameters are bound by {@code binder}
    * @return the claims that were lost
    */
-  List<Claim> retire(Collection<Claim> claims, String retire, boolean isDelete, Binder binder) throws SQLException {
-    return retire(claims, retire, isDelete, binder, true);
+  List<Claim> retire(Collection<Claim> claims, String retire, Binder binder) throws SQLException {
+    return retire(claims, retire, binder, true);
   }
 
   /**
    * @param deferRelease whether the locks of the retired entries may be released by the session's next read
    *     (markDelivered) rather than at once (an outcome after which the entry waits again)
    */
-  private List<Claim> retire(Collection<Claim> claims, String retire, boolean isDelete, Binder binder,
-      boolean deferRelease) throws SQLException {
+  private List<Claim> retire(Collection<Claim> claims, String retire, Binder binder, boolean deferRelease)
+      throws SQLException {
     lock.lock();
     try {
       Session s = session;
@@ -404,14 +404,14 @@ final class SessionClaims implements AutoCloseable {
       }
       String forget = done.isEmpty() ? ""
           : "WITH forget AS (DELETE FROM " + claimTable + " WHERE token IN (" + String.join(", ", done) + ")) ";
-      String sql = forget + retire + (isDelete ? " USING" : " FROM")
-          + " unnest(?::bigint[], ?::bigint[]) AS c(seq, version)"
-          + " WHERE o.seq = c.seq AND o.version = c.version AND o." + WAITING + " RETURNING o.seq";
+      String sql = forget + fenced(retire);
       Set<Long> retired = new HashSet<>();
       try (PreparedStatement statement = s.connection.prepareStatement(sql)) {
         int next = binder.bind(statement);
-        statement.setArray(next, seqs(s.connection, held.stream().map(c -> c.entry().sequence()).toList()));
-        statement.setArray(next + 1, s.connection.createArrayOf("bigint",
+        Array heldSeqs = seqs(s.connection, held.stream().map(c -> c.entry().sequence()).toList());
+        statement.setArray(next, heldSeqs);
+        statement.setArray(next + 1, heldSeqs);
+        statement.setArray(next + 2, s.connection.createArrayOf("bigint",
             held.stream().map(c -> s.held.get(c.entry().sequence()).version()).toArray()));
         try (ResultSet result = statement.executeQuery()) {
           while (result.next()) {
@@ -469,13 +469,26 @@ final class SessionClaims implements AutoCloseable {
   }
 
   /**
+   * @param retire {@code DELETE FROM <table> o} or {@code UPDATE <table> o SET ...}
+   * @return the statement applied to the entries whose seq and version are given (parameters after the statement's
+   *     own: the seqs, the seqs again, the versions) while they still wait, returning their seqs
+   */
+  static String fenced(String retire) {
+    // The rows are found through "seq = ANY" (the claim index, one probe per entry) and only then matched with their
+    // versions. A join with the unnest instead let the planner hash the whole outbox when its statistics showed a
+    // backlog: a sequential scan of every row for each completion (measured: 4.5 ms instead of 1.5 ms per 500).
+    return retire + " WHERE o.seq = ANY(?::bigint[]) AND o." + WAITING + " AND (o.seq, o.version) IN"
+        + " (SELECT c.seq, c.version FROM unnest(?::bigint[], ?::bigint[]) AS c(seq, version)) RETURNING o.seq";
+  }
+
+  /**
    * Applies one claim's outcome if this session still holds it under its token and version, then releases it.
    *
    * @param update {@code UPDATE <table> o SET ...}; the version check is added; {@code binder} binds its SET clause
    * @return whether it was applied
    */
   boolean update(Claim claim, String update, Binder binder) throws SQLException {
-    List<Claim> lost = retire(List.of(claim), update, false, binder, false);
+    List<Claim> lost = retire(List.of(claim), update, binder, false);
     return lost.isEmpty();
   }
 

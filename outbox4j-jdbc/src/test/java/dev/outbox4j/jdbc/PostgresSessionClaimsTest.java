@@ -211,6 +211,42 @@ class PostgresSessionClaimsTest {
         .hasMessageContaining("PostgreSQL 14").hasMessageContaining("LEASED_ROWS");
   }
 
+  /**
+   * A completion must find its rows through the claim index, whatever the statistics say: planned as a join with the
+   * list of entries, it hashed the whole outbox once the table had been analysed with a backlog in it.
+   */
+  @Test
+  void a_completion_reads_its_entries_by_index_when_the_statistics_show_a_backlog() throws SQLException {
+    String table = first.tableNames().qualified("outbox");
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement()) {
+      s.execute("INSERT INTO " + table + " (id, destination, payload)"
+          + " SELECT gen_random_uuid(), 'd', '\\x00'::bytea FROM generate_series(1, 20000)");
+      s.execute("ANALYZE " + table);
+      Long[] seqs;
+      try (ResultSet r = s.executeQuery("SELECT array_agg(seq) FROM (SELECT seq FROM " + table
+          + " ORDER BY seq LIMIT 500) first")) {
+        r.next();
+        seqs = (Long[]) r.getArray(1).getArray();
+      }
+      Long[] versions = java.util.Collections.nCopies(seqs.length, 1L).toArray(Long[]::new);
+      for (String retire : List.of("DELETE FROM " + table + " o",
+          "UPDATE " + table + " o SET status = 'DELIVERED', version = o.version + 1")) {
+        StringBuilder plan = new StringBuilder();
+        try (var explain = admin.prepareStatement("EXPLAIN " + SessionClaims.fenced(retire))) {
+          explain.setArray(1, admin.createArrayOf("bigint", seqs));
+          explain.setArray(2, admin.createArrayOf("bigint", seqs));
+          explain.setArray(3, admin.createArrayOf("bigint", versions));
+          try (ResultSet r = explain.executeQuery()) {
+            while (r.next()) {
+              plan.append(r.getString(1)).append('\n');
+            }
+          }
+        }
+        assertThat(plan.toString()).as(retire).doesNotContain("Seq Scan on " + table);
+      }
+    }
+  }
+
   /** Ends the sessions holding this table's claims, as a relay's death does, and waits until the server freed them. */
   private void terminateSessionsHoldingClaims() throws SQLException {
     String held = " FROM pg_locks WHERE locktype = 'advisory' AND classid = "

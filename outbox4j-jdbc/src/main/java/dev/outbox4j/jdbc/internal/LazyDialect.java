@@ -91,12 +91,22 @@ public final class LazyDialect implements JdbcDialect {
   }
 
   @Override
+  public @Nullable Instant getInstant(ResultSet row, int column) throws SQLException {
+    return resolved().getInstant(row, column);
+  }
+
+  @Override
   public void setUuid(PreparedStatement statement, int index, @Nullable UUID value) throws SQLException {
     resolved().setUuid(statement, index, value);
   }
 
   @Override
   public @Nullable UUID getUuid(ResultSet row, String column) throws SQLException {
+    return resolved().getUuid(row, column);
+  }
+
+  @Override
+  public @Nullable UUID getUuid(ResultSet row, int column) throws SQLException {
     return resolved().getUuid(row, column);
   }
 
