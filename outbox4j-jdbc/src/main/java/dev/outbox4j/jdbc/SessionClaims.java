@@ -50,6 +50,11 @@ import org.jspecify.annotations.Nullable;
  * again (failed, postponed, cancelled) while its batch goes on is taken out of the row. Expired rows are deleted by
  * the next claim of any session.
  *
+ * <p>The batch row is committed without waiting for the WAL flush (measured: 0.7–1 ms less per batch). It is visible to
+ * every session at once and outlives the session that wrote it; only a crash of the server can lose it, and a crash
+ * ends every session with it. So a session opened on a server that started less than a lease ago claims nothing until
+ * that lease has passed: the sends of the relays whose sessions died in the crash may still land until then.
+ *
  * <h2>Fencing</h2>
  * A completion is applied only through the session that holds the claim, only if the store still holds the claim
  * under the claim's token, and only if the entry's version is the one claimed (an entry-face mutation changes it, and
@@ -97,11 +102,14 @@ final class SessionClaims implements AutoCloseable {
     /** The entries of each claimed batch not completed yet, by token: its row in the claim table lives as long. */
     final Map<UUID, Set<Long>> batches = new HashMap<>();
     Duration idleTimeout;
+    /** When the server started, on the clock of the claims' {@code now}: its uptime when the session opened. */
+    final Instant serverStarted;
 
-    Session(Connection connection, int pid, Duration idleTimeout) {
+    Session(Connection connection, int pid, Duration idleTimeout, Instant serverStarted) {
       this.connection = connection;
       this.pid = pid;
       this.idleTimeout = idleTimeout;
+      this.serverStarted = serverStarted;
     }
   }
 
@@ -154,19 +162,23 @@ final class SessionClaims implements AutoCloseable {
     lock.lock();
     try {
       try {
-        return claimOn(session(lease), limit, now, leaseUntil);
+        return claimOn(session(lease, now), limit, now, lease, leaseUntil);
       } catch (SQLException e) {
         if (!dropIfDead()) {
           throw e;
         }
-        return claimOn(session(lease), limit, now, leaseUntil); // a session the server had ended: once more
+        return claimOn(session(lease, now), limit, now, lease, leaseUntil); // a session the server had ended: again
       }
     } finally {
       lock.unlock();
     }
   }
 
-  private List<Claim> claimOn(Session s, int limit, Instant now, Instant leaseUntil) throws SQLException {
+  private List<Claim> claimOn(Session s, int limit, Instant now, Duration lease, Instant leaseUntil)
+      throws SQLException {
+    if (now.isBefore(s.serverStarted.plus(lease))) {
+      return List.of(); // a crash may have lost batch rows whose sends can still land: see the class comment
+    }
     // This session's own claims whose lease passed are handed out again: it still holds them, nobody else can.
     List<Long> locked = s.held.entrySet().stream().filter(e -> !e.getValue().leaseUntil().isAfter(now))
         .map(Map.Entry::getKey).sorted().limit(limit).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
@@ -326,13 +338,15 @@ final class SessionClaims implements AutoCloseable {
   private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, List<Long> toRelease,
       UUID token, Instant leaseUntil, Instant now) throws SQLException {
     // "kept" is read once with this statement's fresh snapshot; the batch row lists exactly those entries and is
-    // committed with the statement, before anything is sent. The last two branches release the locks of rejected
+    // committed with the statement, before anything is sent, without waiting for the WAL flush (this transaction
+    // only; see the class comment). The last two branches release the locks of rejected
     // entries and of entries retired since the last claim; they return no row, and UNION ALL with no LIMIT above runs
     // them to the end.
     String sql = "WITH kept AS MATERIALIZED (SELECT o.* FROM unnest(?::bigint[]) AS l(seq) JOIN " + table + " o"
         + " ON o.seq = l.seq AND o." + WAITING + " AND " + ClaimSql.ready("o") + "),"
         + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until)"
-        + " SELECT ?, array_agg(k.seq), ? FROM kept k HAVING count(*) > 0),"
+        + " SELECT ?, array_agg(k.seq), ? FROM kept k"
+        + " HAVING count(*) > 0 AND set_config('synchronous_commit', 'off', true) IS NOT NULL),"
         + " expired AS (DELETE FROM " + claimTable + " WHERE lease_until <= ?)"
         + " SELECT " + columns + " FROM kept o"
         // A CASE, not "o.seq IS NULL AND NOT unlock": that would become an anti-join with the unlock pushed below it,
@@ -552,25 +566,28 @@ final class SessionClaims implements AutoCloseable {
   }
 
   /** The session, opened when there is none; its idle timeout follows the lease of the latest claim. */
-  private Session session(Duration lease) throws SQLException {
+  private Session session(Duration lease, Instant now) throws SQLException {
     Session s = session;
     if (s == null) {
       Connection connection = connector.open();
       try {
         connection.setAutoCommit(true);
         int pid;
+        Duration uptime;
         try (Statement statement = connection.createStatement()) {
           try (ResultSet version = statement.executeQuery("SELECT current_setting('server_version_num')::int,"
-              + " pg_backend_pid()")) {
+              + " pg_backend_pid(),"
+              + " (extract(epoch FROM clock_timestamp() - pg_postmaster_start_time()) * 1000)::bigint")) {
             version.next();
             if (version.getInt(1) < 140000) {
               throw new IllegalStateException("ClaimStrategy.SESSION_LOCKS needs PostgreSQL 14 or later"
                   + " (idle_session_timeout); this server is version " + version.getInt(1));
             }
             pid = version.getInt(2);
+            uptime = Duration.ofMillis(version.getLong(3));
           }
         }
-        s = new Session(connection, pid, Duration.ZERO);
+        s = new Session(connection, pid, Duration.ZERO, now.minus(uptime));
       } catch (SQLException | RuntimeException e) {
         closeQuietly(connection, e);
         throw e;

@@ -212,6 +212,27 @@ class PostgresSessionClaimsTest {
   }
 
   /**
+   * Batch rows are committed without waiting for the WAL flush, so a server crash can lose them while the sends of the
+   * relays it disconnected are still landing: a session on a server younger than the lease claims nothing.
+   */
+  @Test
+  void nothing_is_claimed_while_the_server_is_younger_than_the_lease() throws SQLException {
+    UUID id = write(null);
+    Duration uptime;
+    try (Connection admin = TestDatabase.POSTGRES.pool(PREFIX).getConnection(); Statement s = admin.createStatement();
+        ResultSet r = s.executeQuery("SELECT (extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())"
+            + " * 1000)::bigint")) {
+      r.next();
+      uptime = Duration.ofMillis(r.getLong(1));
+    }
+    Duration longerThanUptime = uptime.plusHours(1);
+
+    assertThat(first.claim(10, now(), longerThanUptime)).as("the server is younger than this lease").isEmpty();
+    assertThat(first.claim(10, now().plus(Duration.ofHours(1)), longerThanUptime)).as("an hour later")
+        .extracting(Claim::id).containsExactly(id);
+  }
+
+  /**
    * A completion must find its rows through the claim index, whatever the statistics say: planned as a join with the
    * list of entries, it hashed the whole outbox once the table had been analysed with a backlog in it.
    */
