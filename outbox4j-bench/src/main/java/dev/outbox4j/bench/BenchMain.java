@@ -181,7 +181,7 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("kafka"), () -> new RawBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"),
-          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2)));
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
       plan.add(new Planned(Set.of("kafka"),
           () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }
@@ -191,7 +191,7 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2)));
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }
@@ -199,7 +199,7 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"),
-          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2)));
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
       plan.add(new Planned(Set.of("nats"),
           () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
     }

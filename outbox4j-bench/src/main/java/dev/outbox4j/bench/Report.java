@@ -183,9 +183,9 @@ final class Report {
 
   private static Target brokerWorkers(String title, String name, boolean keyed) {
     String kind = keyed ? "keyed" : "unkeyed";
-    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay started with 2 workers"
-        + " / JDBC + client baseline (informational)", name + "-outbox4j-" + kind + "-2workers", name + "-raw-" + kind,
-        Metric.THROUGHPUT, true, Double.NaN);
+    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay started with 2 workers,"
+        + " session-lock claims / JDBC + client baseline (informational)",
+        name + "-outbox4j-" + kind + "-2workers-session", name + "-raw-" + kind, Metric.THROUGHPUT, true, Double.NaN);
   }
 
   /** @return the ratios table; ratios whose scenarios did not run say so */
