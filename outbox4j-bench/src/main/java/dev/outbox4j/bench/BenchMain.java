@@ -172,8 +172,12 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
-    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.smallPending(), "small")));
-    plan.add(new Planned(Set.of("claim"), () -> new Outbox4jClaimCost(database, options.largePending(), "large")));
+    for (ClaimStrategy claims : ClaimStrategy.values()) {
+      plan.add(new Planned(Set.of("claim"),
+          () -> new Outbox4jClaimCost(database, options.smallPending(), "small", claims)));
+      plan.add(new Planned(Set.of("claim"),
+          () -> new Outbox4jClaimCost(database, options.largePending(), "large", claims)));
+    }
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
     // Broker end to end: each baseline right before its outbox4j row, so the two share the machine's state.

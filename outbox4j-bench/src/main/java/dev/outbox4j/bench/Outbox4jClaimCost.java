@@ -1,6 +1,7 @@
 package dev.outbox4j.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.Retention;
@@ -9,37 +10,40 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Scenario 7: the cost of one {@code JdbcOutboxStore.claim(500, now, 30 s)} with a small and a large backlog pending.
- * Each run tops the backlog up, times {@value RawClaimCost#CLAIMS} claims, and retires each claimed batch (untimed)
- * before the next.
+ * Scenario 7: the cost of one {@code JdbcOutboxStore.claim(500, now, 30 s)} with a small and a large backlog pending,
+ * claims as leased rows or as session locks. Each run tops the backlog up, times {@value RawClaimCost#CLAIMS} claims,
+ * and retires each claimed batch (untimed) before the next.
  */
 final class Outbox4jClaimCost implements Scenario {
   private final BenchDatabase database;
   private final int pending;
   private final String size;
+  private final ClaimStrategy claims;
   private final Outbox4jTables tables;
   private final HikariDataSource pool;
   private final JdbcOutboxStore store;
   private boolean filled;
 
-  Outbox4jClaimCost(BenchDatabase database, int pending, String size) throws Exception {
+  Outbox4jClaimCost(BenchDatabase database, int pending, String size, ClaimStrategy claims) throws Exception {
     this.database = database;
     this.pending = pending;
     this.size = size;
+    this.claims = claims;
     this.tables = new Outbox4jTables(database, "bench_o4jc_");
     this.pool = database.pool("o4j-claim", 2, true);
     tables.recreate(pool);
-    this.store = tables.store(pool, Retention.deleteOnDelivery());
+    this.store = tables.store(pool, Retention.deleteOnDelivery(), claims);
   }
 
   @Override
   public String id() {
-    return "claim-outbox4j-" + size;
+    return "claim-outbox4j-" + (claims == ClaimStrategy.SESSION_LOCKS ? "session-" : "") + size;
   }
 
   @Override
   public String title() {
-    return String.format("7 outbox4j claim of %d with %,d pending", Outbox4jDrain.BATCH, pending);
+    return String.format("7 outbox4j claim of %d with %,d pending%s", Outbox4jDrain.BATCH, pending,
+        claims == ClaimStrategy.SESSION_LOCKS ? ", claims as session locks" : "");
   }
 
   @Override
@@ -68,6 +72,7 @@ final class Outbox4jClaimCost implements Scenario {
 
   @Override
   public void close() {
+    store.close();
     pool.close();
   }
 }

@@ -147,6 +147,8 @@ final class Report {
           "latency-outbox4j-inprocess", Metric.P99, false, 50),
       new Target("claim cost growth: outbox4j claim at large / small backlog", "claim-outbox4j-large",
           "claim-outbox4j-small", Metric.OPERATION, false, 1.5),
+      new Target("claim cost growth: outbox4j session-lock claim at large / small backlog",
+          "claim-outbox4j-session-large", "claim-outbox4j-session-small", Metric.OPERATION, false, 1.5),
       new Target("claim cost growth: raw claim at large / small backlog (reference)", "claim-raw-large",
           "claim-raw-small", Metric.OPERATION, false, Double.NaN),
       broker("Kafka", "kafka", false),

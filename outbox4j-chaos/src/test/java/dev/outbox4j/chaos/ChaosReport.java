@@ -108,11 +108,15 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         duplicates++;
         if (rank < before) {
           lateCopies++;
+          if (examples.size() < 10) {
+            examples.add("late copy, key " + key + ": " + id + " (commit rank " + rank + ") arrived again after rank "
+                + before + " (" + commitOrder.get(key).get(before) + "), arrival " + arrivals);
+          }
         }
       } else if (rank < before) {
         violations++;
         if (examples.size() < 10) {
-          examples.add("key " + key + ": " + id + " (commit rank " + rank + ") arrived after rank " + before + " ("
+          examples.add("order violation, key " + key + ": " + id + " (commit rank " + rank + ") arrived after rank " + before + " ("
               + commitOrder.get(key).get(before) + "), arrival " + arrivals);
         }
       }

@@ -128,7 +128,7 @@ final class ChaosRun {
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
           statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());
-      delivery.examples().forEach(example -> log("order violation: " + example));
+      delivery.examples().forEach(example -> log("example: " + example));
       log(report.summary());
       Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
           + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,

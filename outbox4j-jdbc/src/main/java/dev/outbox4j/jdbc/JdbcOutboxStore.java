@@ -377,9 +377,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** Locks the candidates still claimable as last committed, skipping those another relay holds, and claims them. */
   private List<OutboxEntry> claimReturning(Connection connection, List<Long> candidates, int limit, Instant now,
       Instant leaseUntil, UUID token) throws SQLException {
-    // The advisory lock (held to the end of this statement) skips entries claimed by a relay with session locks.
+    // The advisory lock (held to the end of this statement) skips entries claimed by a relay with session locks, and
+    // the batch rows skip those a session-lock relay had claimed before it died, until their lease has passed.
     String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE c.seq IN " + placeholders(candidates.size())
-        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND pg_try_advisory_xact_lock("
+        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN (SELECT unnest(b.seqs) FROM "
+        + names.qualified("outbox_claim") + " b WHERE b.lease_until > ?) AND pg_try_advisory_xact_lock("
         + SessionClaims.namespace(table) + ", " + SessionClaims.lockKey("c.seq") + ")"
         + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
         + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
@@ -388,9 +390,10 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       int next = bindSeqs(claim, 1, candidates);
       dialect.setInstant(claim, next, now);
       dialect.setInstant(claim, next + 1, now);
-      claim.setInt(next + 2, limit);
-      dialect.setUuid(claim, next + 3, token);
-      dialect.setInstant(claim, next + 4, leaseUntil);
+      dialect.setInstant(claim, next + 2, now);
+      claim.setInt(next + 3, limit);
+      dialect.setUuid(claim, next + 4, token);
+      dialect.setInstant(claim, next + 5, leaseUntil);
       return readAll(claim);
     }
   }

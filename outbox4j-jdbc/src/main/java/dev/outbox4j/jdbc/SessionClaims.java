@@ -102,14 +102,25 @@ final class SessionClaims implements AutoCloseable {
     /** The entries of each claimed batch not completed yet, by token: its row in the claim table lives as long. */
     final Map<UUID, Set<Long>> batches = new HashMap<>();
     Duration idleTimeout;
-    /** When the server started, on the clock of the claims' {@code now}: its uptime when the session opened. */
-    final Instant serverStarted;
+    /** The server's uptime when the session opened, by the server's clock. */
+    private final Duration uptimeAtOpen;
+    /** {@link System#nanoTime()} when the session opened. */
+    private final long openedAt;
 
-    Session(Connection connection, int pid, Duration idleTimeout, Instant serverStarted) {
+    Session(Connection connection, int pid, Duration idleTimeout, Duration uptimeAtOpen) {
       this.connection = connection;
       this.pid = pid;
       this.idleTimeout = idleTimeout;
-      this.serverStarted = serverStarted;
+      this.uptimeAtOpen = uptimeAtOpen;
+      this.openedAt = System.nanoTime();
+    }
+
+    /**
+     * @return how long the server has been up: measured by elapsed time, not by the claims' {@code now}, which was
+     *     read before the session opened (opening may have waited for a restarting server) and may be a test's clock
+     */
+    Duration serverUptime() {
+      return uptimeAtOpen.plusNanos(System.nanoTime() - openedAt);
     }
   }
 
@@ -162,12 +173,12 @@ final class SessionClaims implements AutoCloseable {
     lock.lock();
     try {
       try {
-        return claimOn(session(lease, now), limit, now, lease, leaseUntil);
+        return claimOn(session(lease), limit, now, lease, leaseUntil);
       } catch (SQLException e) {
         if (!dropIfDead()) {
           throw e;
         }
-        return claimOn(session(lease, now), limit, now, lease, leaseUntil); // a session the server had ended: again
+        return claimOn(session(lease), limit, now, lease, leaseUntil); // a session the server had ended: again
       }
     } finally {
       lock.unlock();
@@ -176,7 +187,7 @@ final class SessionClaims implements AutoCloseable {
 
   private List<Claim> claimOn(Session s, int limit, Instant now, Duration lease, Instant leaseUntil)
       throws SQLException {
-    if (now.isBefore(s.serverStarted.plus(lease))) {
+    if (s.serverUptime().compareTo(lease) < 0) {
       return List.of(); // a crash may have lost batch rows whose sends can still land: see the class comment
     }
     // This session's own claims whose lease passed are handed out again: it still holds them, nobody else can.
@@ -566,7 +577,7 @@ final class SessionClaims implements AutoCloseable {
   }
 
   /** The session, opened when there is none; its idle timeout follows the lease of the latest claim. */
-  private Session session(Duration lease, Instant now) throws SQLException {
+  private Session session(Duration lease) throws SQLException {
     Session s = session;
     if (s == null) {
       Connection connection = connector.open();
@@ -587,7 +598,7 @@ final class SessionClaims implements AutoCloseable {
             uptime = Duration.ofMillis(version.getLong(3));
           }
         }
-        s = new Session(connection, pid, Duration.ZERO, now.minus(uptime));
+        s = new Session(connection, pid, Duration.ZERO, uptime);
       } catch (SQLException | RuntimeException e) {
         closeQuietly(connection, e);
         throw e;

@@ -191,6 +191,19 @@ class PostgresSessionClaimsTest {
     assertThat(second.claim(10, now(), LEASE)).isEmpty();
   }
 
+  /** During a switch-over a leased-row relay must not re-send what a dead session-lock relay may still have on its way. */
+  @Test
+  void a_leased_row_relay_waits_for_the_lease_of_a_dead_sessions_batch() throws Exception {
+    JdbcOutboxStore leased = TestDatabase.POSTGRES.secondStore(PREFIX, clock, Retention.deleteOnDelivery());
+    UUID id = write("a");
+    assertThat(first.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(id);
+
+    terminateSessionsHoldingClaims();
+
+    assertThat(leased.claim(10, now().plus(LEASE).minusMillis(1), LEASE)).as("within the dead relay's lease").isEmpty();
+    assertThat(leased.claim(10, now().plus(LEASE), LEASE)).extracting(Claim::id).containsExactly(id);
+  }
+
   @Test
   void an_entry_face_change_of_a_claimed_entry_cancels_the_claim_and_its_lock_is_released_on_completion() {
     UUID id = write("k");
@@ -228,7 +241,9 @@ class PostgresSessionClaimsTest {
     Duration longerThanUptime = uptime.plusHours(1);
 
     assertThat(first.claim(10, now(), longerThanUptime)).as("the server is younger than this lease").isEmpty();
-    assertThat(first.claim(10, now().plus(Duration.ofHours(1)), longerThanUptime)).as("an hour later")
+    assertThat(first.claim(10, now().plus(Duration.ofHours(2)), longerThanUptime))
+        .as("the server's age is measured, not read from the claims' clock").isEmpty();
+    assertThat(first.claim(10, now(), LEASE)).as("the server is older than this lease")
         .extracting(Claim::id).containsExactly(id);
   }
 
