@@ -38,6 +38,13 @@ import javax.sql.DataSource;
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+  /**
+   * The ledger transport's stated bound on an answer. A send waits up to 2 s for a pool connection, then inserts only
+   * if the server's clock has not passed {@link #LEDGER_LANDING_DEADLINE} since the send began (the suite's processes
+   * and servers share one machine clock); the rest is a margin for the answer to travel back.
+   */
+  private static final Duration LEDGER_ANSWER_BOUND = Duration.ofSeconds(3);
+  private static final Duration LEDGER_LANDING_DEADLINE = Duration.ofMillis(2500);
 
   private RelayMain() {}
 
@@ -116,15 +123,20 @@ public final class RelayMain {
       case "ledger" -> {
         // two connections: the shared server's are few, and the relay sends one message of a key at a time
         HikariDataSource ledger = pool(args.text("ledgerUrl"), "relay-ledger", 2);
-        return InProcessTransport.of(message -> {
+        Transport inserts = InProcessTransport.of(message -> {
+          // The insert lands only while the server's clock is before the landing deadline, however long it waited for
+          // a connection or in the outage proxy: so a send certainly landed or failed within LEDGER_ANSWER_BOUND, as
+          // a transport must state and keep (a copy that lands later could overtake a re-send).
+          Instant landBy = Instant.now().plus(LEDGER_LANDING_DEADLINE);
           try (Connection connection = ledger.getConnection();
-              PreparedStatement insert = connection.prepareStatement(
-                  "INSERT INTO chaos_received (message_id, ordering_key, relay) VALUES (?, ?, ?)")) {
+              PreparedStatement insert = connection.prepareStatement("INSERT INTO chaos_received (message_id,"
+                  + " ordering_key, relay) SELECT ?, ?, ? WHERE clock_timestamp() < ?")) {
             insert.setString(1, message.id().toString());
             insert.setString(2, message.orderingKey().orElse(""));
             insert.setString(3, name);
-            insert.executeUpdate();
-            return DeliveryOutcome.delivered();
+            insert.setObject(4, java.time.OffsetDateTime.ofInstant(landBy, java.time.ZoneOffset.UTC));
+            return insert.executeUpdate() == 1 ? DeliveryOutcome.delivered()
+                : DeliveryOutcome.retryable("consumer ledger answered after the landing deadline; not delivered");
           } catch (SQLException e) {
             // As the real transports do: a destination that cannot be reached at all is reported unavailable, so the
             // relay pauses (an outage) instead of charging the entry; a relay that holds a single key's entry when the
@@ -135,6 +147,22 @@ public final class RelayMain {
                 : DeliveryOutcome.retryable("consumer ledger failed: " + e.getMessage());
           }
         });
+        return new Transport() {
+          @Override
+          public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(dev.outbox4j.Message message) {
+            return inserts.deliver(message);
+          }
+
+          @Override
+          public Duration maxAnswerTime() {
+            return LEDGER_ANSWER_BOUND;
+          }
+
+          @Override
+          public void close() {
+            inserts.close();
+          }
+        };
       }
       case "rabbitmq" -> {
         return RabbitMqTransport.builder().withHost("127.0.0.1").withPort(args.integer("brokerPort"))
