@@ -380,8 +380,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     // The advisory lock (held to the end of this statement) skips entries claimed by a relay with session locks, and
     // the batch rows skip those a session-lock relay had claimed before it died, until their lease has passed.
     String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE c.seq IN " + placeholders(candidates.size())
-        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN (SELECT unnest(b.seqs) FROM "
-        + names.qualified("outbox_claim") + " b WHERE b.lease_until > ?) AND pg_try_advisory_xact_lock("
+        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN ("
+        + SessionClaims.inUnexpiredBatches(names.qualified("outbox_claim")) + ") AND pg_try_advisory_xact_lock("
         + SessionClaims.namespace(table) + ", " + SessionClaims.lockKey("c.seq") + ")"
         + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
         + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"

@@ -317,7 +317,16 @@ final class SessionClaims implements AutoCloseable {
    *     whose lease has not passed: that session may have died with sends on their way, so they wait for the lease
    */
   private String inFlightElsewhere() {
-    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ? AND NOT (b.token = ANY(?))";
+    return inUnexpiredBatches(claimTable) + " AND NOT (b.token = ANY(?))";
+  }
+
+  /**
+   * @param claimTable the qualified claim table
+   * @return a subquery (parameter: now) of the entries in claimed batches whose lease has not passed, for a session
+   *     claim (other sessions' batches) and a leased-row claim (every batch) alike
+   */
+  static String inUnexpiredBatches(String claimTable) {
+    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ?";
   }
 
   private static Array tokens(Session s) throws SQLException {
