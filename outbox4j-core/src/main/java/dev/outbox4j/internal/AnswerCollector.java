@@ -64,6 +64,16 @@ final class AnswerCollector {
       return attempted;
     }
 
+    /** @return {@code true} while some delivery has not answered yet: the pass is going to wait */
+    boolean awaitsAnswers() {
+      for (Delivery delivery : waiting) {
+        if (!delivery.outcome.isDone()) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** @return {@code true} when every delivery answered, or the pass or shutdown gave up waiting */
     boolean isOver() {
       return waiting.isEmpty() || gaveUp || shutdownGaveUp.isDone();

@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  *       {@link #flush()}) stay correct without talking to each other.
  *   <li><b>A few small collaborators.</b> A pass is claim → {@link AnswerCollector} (send, wait for answers in waves)
  *       → {@link OutcomeRecorder} (write outcomes, confirmations first) → {@link OutageGate} (is the transport down?).
- *       The background worker is a {@link PassLoop}. This class only owns the lifecycle they share.
+ *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one. The background worker is a
+ *       {@link PassLoop}. This class only owns the lifecycle they share.
  *   <li><b>Only a confirmation retires an entry.</b> A delivery still unanswered when shutdown gives up is left
  *       claimed, untouched, and its lease hands it to the next relay. Marking it delivered would turn an unconfirmed
  *       publish into a lost message.
@@ -92,15 +93,20 @@ public final class DefaultRelay implements Relay {
       throw new IllegalArgumentException("maxPasses must be positive, was " + maxPasses);
     }
     RelayResult total = RelayResult.EMPTY;
-    for (int i = 0; i < maxPasses; i++) {
-      if (i > 0 && !pauseIfDown()) {
-        break; // interrupted during an outage pause
+    ClaimAhead ahead = new ClaimAhead(settings);
+    try {
+      for (int i = 0; i < maxPasses; i++) {
+        if (i > 0 && !pauseIfDown()) {
+          break; // interrupted during an outage pause
+        }
+        RelayResult result = pass(ahead, i + 1 < maxPasses);
+        total = total.plus(result);
+        if (result.claimed() == 0) {
+          break;
+        }
       }
-      RelayResult result = pass();
-      total = total.plus(result);
-      if (result.claimed() == 0) {
-        break;
-      }
+    } finally {
+      ahead.release();
     }
     return total;
   }
@@ -215,14 +221,43 @@ public final class DefaultRelay implements Relay {
   // ------------------------------------------------------------------------------------------------ one pass
 
   RelayResult pass() {
+    return pass(null, false);
+  }
+
+  /**
+   * One pass: claim (or take the batch claimed ahead), send, wait for the answers, record them.
+   *
+   * @param ahead the batch claimed ahead by the previous pass, if any, and where this pass claims the next; {@code null}
+   *     for a flush
+   * @param claimAhead whether this pass may claim the next batch during its wait (when its own batch is full): not on
+   *     the last pass a drain may run, nor once the relay is stopping
+   */
+  RelayResult pass(@Nullable ClaimAhead ahead, boolean claimAhead) {
     long started = System.nanoTime();
-    Instant now = settings.clock().instant();
-    List<Claim> claims = settings.store().claim(gate.claimLimit(settings.batchSize()), now, settings.lease());
+    ClaimAhead.Batch taken = ahead == null ? null : ahead.take();
+    List<Claim> claims;
+    Duration claimTime;
+    if (taken != null) {
+      claims = taken.claims();
+      started = taken.started(); // the sends are timed from the claim, as its leases are
+      claimTime = taken.claimTime();
+    } else {
+      claims = settings.store().claim(gate.claimLimit(settings.batchSize()), settings.clock().instant(),
+          settings.lease());
+      claimTime = Duration.ofNanos(System.nanoTime() - started);
+    }
     if (claims.isEmpty()) {
       return RelayResult.EMPTY;
     }
-    long claimed = System.nanoTime();
+    long sending = System.nanoTime();
     AnswerCollector.Round round = answers.send(claims, started);
+    long claimingAhead = 0;
+    if (ahead != null && claimAhead && claims.size() >= settings.batchSize() && !gate.isDown()
+        && round.awaitsAnswers()) {
+      long aheadStart = System.nanoTime();
+      ahead.claimNext(settings.batchSize()); // while the transport works on this batch: overlaps that wait
+      claimingAhead = System.nanoTime() - aheadStart;
+    }
     RelayResult result = new RelayResult(claims.size(), round.attempted(), 0, 0, 0, 0, 0);
     OutcomeRecorder.PassOutcomes outcomes = new OutcomeRecorder.PassOutcomes();
     long recording = 0;
@@ -236,8 +271,11 @@ public final class DefaultRelay implements Relay {
     result = result.plus(recorder.recordRetryable(outcomes));
     long finished = System.nanoTime();
     recording += finished - recordStart;
-    BatchReport report = new BatchReport(result, Duration.ofNanos(claimed - started),
-        Duration.ofNanos(finished - claimed - recording), Duration.ofNanos(recording));
+    if (ahead != null && gate.isDown()) {
+      ahead.release(); // the transport went down with this batch: the next one is not sent into the outage
+    }
+    BatchReport report = new BatchReport(result, claimTime,
+        Duration.ofNanos(finished - sending - recording - claimingAhead), Duration.ofNanos(recording));
     events.emit(l -> l.onBatch(report));
     return result;
   }

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
- *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once; after a partial one it lingers a moment
+ *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once, with the batch claimed during this
+ *       pass's wait for its answers ({@link ClaimAhead}); after a partial one it lingers a moment
  *       so a stream of small commits (each of which wakes the relay) is claimed in batches, not one pass per commit.
  *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
  *   <li><b>Transport down: the outage gate's pause</b>, through the injected sleeper, then a probe pass. Close
@@ -44,11 +45,12 @@ final class PassLoop implements Runnable {
   public void run() {
     relay.workerStarted();
     Duration idle = settings.minPoll();
+    ClaimAhead ahead = new ClaimAhead(settings);
     try {
       while (relay.state.get() == DefaultRelay.State.RUNNING) {
         int claimed = 0;
         try {
-          claimed = relay.pass().claimed();
+          claimed = relay.pass(ahead, relay.state.get() == DefaultRelay.State.RUNNING).claimed();
           passFailures.recovered();
           purgeIfDue();
           idle = claimed > 0 ? settings.minPoll() : idle;
@@ -85,6 +87,7 @@ final class PassLoop implements Runnable {
       relay.workerFailed();
       relay.events.error(e);
     } finally {
+      ahead.release(); // a batch claimed ahead and not sent: the relay stopped, or the worker failed
       relay.workerEnded();
     }
   }

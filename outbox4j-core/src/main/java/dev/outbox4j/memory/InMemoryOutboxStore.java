@@ -182,15 +182,20 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
+    return eachHeld(claims, row -> retire(row, now, null));
+  }
+
+  /** Applies {@code change} to the row of every claim still held; returns the claims that were lost. */
+  private List<Claim> eachHeld(Collection<Claim> claims, java.util.function.Consumer<Row> change) {
     List<Claim> lost = new ArrayList<>();
     synchronized (lock) {
       for (Claim claim : claims) {
         Row row = fenced(claim);
         if (row == null) {
           lost.add(claim);
-          continue;
+        } else {
+          change.accept(row);
         }
-        retire(row, now, null);
       }
     }
     return lost;
@@ -222,6 +227,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
           e.createdAt(), nextAttemptAt, null, null, e.version() + 1));
       return true;
     }
+  }
+
+  @Override
+  public List<Claim> release(Collection<Claim> claims) {
+    return eachHeld(claims, row -> set(row, bump(row.entry)));
   }
 
   @Override

@@ -99,6 +99,18 @@ public interface OutboxStore {
   boolean postpone(Claim claim, String reason, Instant nextAttemptAt);
 
   /**
+   * Hands back claims whose entries were never sent: releases them and records nothing (status, attempts, last error
+   * and schedule stay as they were), so the entries are claimable again at once. The relay calls it for the batch it
+   * claimed ahead while the previous one waited for its answers, when it does not send that batch after all (it is
+   * stopping, the transport went down, or too much of the batch's lease has passed). Completes all of them in as few
+   * round trips as the store allows.
+   *
+   * @param claims claims of this store whose entries were not handed to a transport
+   * @return the claims that were lost and so changed nothing; empty when all applied
+   */
+  List<Claim> release(Collection<Claim> claims);
+
+  /**
    * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
    * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
    *

@@ -446,6 +446,33 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     if (sessionClaims != null) {
       return retireSessionClaims(claims, now);
     }
+    return byTokenInChunks(claims, (token, chunk) -> retire(token, chunk, now));
+  }
+
+  @Override
+  public List<Claim> release(Collection<Claim> claims) {
+    String release = "UPDATE " + table + " o SET claim_token = NULL, lease_until = NULL, version = o.version + 1";
+    if (sessionClaims != null) {
+      List<Claim> all = List.copyOf(claims);
+      List<Claim> lost = new ArrayList<>();
+      for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
+        try {
+          lost.addAll(sessionClaims.release(all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT)),
+              release));
+        } catch (SQLException e) {
+          throw failure("release", e);
+        }
+      }
+      return lost;
+    }
+    String set = "UPDATE " + dialect.byPrimaryKey(table) + " SET claim_token = NULL, lease_until = NULL,"
+        + " version = version + 1";
+    return byTokenInChunks(claims, (token, chunk) -> fencedByToken("release", token, chunk, set, s -> 1));
+  }
+
+  /** Applies {@code apply} to the claims grouped by token, in chunks a statement can bind; returns the lost claims. */
+  private static List<Claim> byTokenInChunks(Collection<Claim> claims,
+      java.util.function.BiFunction<UUID, List<Claim>, Set<UUID>> apply) {
     Map<UUID, List<Claim>> byToken = new LinkedHashMap<>();
     for (Claim claim : claims) {
       byToken.computeIfAbsent(claim.token(), t -> new ArrayList<>()).add(claim);
@@ -455,8 +482,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       List<Claim> all = group.getValue();
       for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
         List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
-        Set<UUID> retired = retire(group.getKey(), chunk, now);
-        chunk.stream().filter(c -> !retired.contains(c.id())).forEach(lost::add);
+        Set<UUID> applied = apply.apply(group.getKey(), chunk);
+        chunk.stream().filter(c -> !applied.contains(c.id())).forEach(lost::add);
       }
     }
     return lost;
@@ -486,41 +513,52 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return lost;
   }
 
-  /**
-   * Retires claims by primary key ({@code seq} on MariaDB/MySQL; the waiting-entries index on PostgreSQL), so the
-   * statement locks exactly the claimed rows and never a range that writers insert into.
-   *
-   * @return the ids that still carried the token and are now retired
-   */
+  /** Retires confirmed claims: deletes them or marks them delivered; returns the ids that still carried the token. */
   private Set<UUID> retire(UUID token, List<Claim> claims, Instant now) {
+    if (retention.deletesOnDelivery()) {
+      return fencedByToken("markDelivered", token, claims, dialect.deleteByPrimaryKey(table), s -> 1);
+    }
+    return fencedByToken("markDelivered", token, claims, "UPDATE " + dialect.byPrimaryKey(table)
+        + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+        + " version = version + 1", s -> {
+          dialect.setInstant(s, 1, now);
+          return 2;
+        });
+  }
+
+  /**
+   * Applies a DELETE or an UPDATE to the claims' rows that still carry the token and wait, found by primary key
+   * ({@code seq} on MariaDB/MySQL; the waiting-entries index on PostgreSQL), so the statement locks exactly the
+   * claimed rows and never a range that writers insert into.
+   *
+   * @param statement {@code DELETE FROM …} or {@code UPDATE … SET …}; the WHERE clause is added
+   * @param binder binds the statement's own parameters from index 1
+   * @return the ids that still carried the token and were changed
+   */
+  private Set<UUID> fencedByToken(String what, UUID token, List<Claim> claims, String statement, Binder binder) {
     List<UUID> ids = claims.stream().map(Claim::id).toList();
     List<Long> seqs = claims.stream().map(claim -> claim.entry().sequence()).toList();
     String where = " WHERE claim_token = ? AND " + WAITING + " AND seq IN " + placeholders(ids.size());
-    String retire = retention.deletesOnDelivery()
-        ? dialect.deleteByPrimaryKey(table) + where
-        : "UPDATE " + dialect.byPrimaryKey(table)
-            + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
-            + " version = version + 1" + where;
-    int offset = retention.deletesOnDelivery() ? 1 : 2;
+    String sql = statement + where;
     if (dialect.supportsReturning()) {
-      return autoCommit("markDelivered", c -> {
-        try (PreparedStatement statement = c.prepareStatement(retire + " RETURNING id")) {
-          bindRetire(statement, offset, token, seqs, now);
-          Set<UUID> retired = new HashSet<>();
-          try (ResultSet result = statement.executeQuery()) {
+      return autoCommit(what, c -> {
+        try (PreparedStatement prepared = c.prepareStatement(sql + " RETURNING id")) {
+          bindFenced(prepared, binder, token, seqs);
+          Set<UUID> applied = new HashSet<>();
+          try (ResultSet result = prepared.executeQuery()) {
             while (result.next()) {
-              retired.add(dialect.getUuid(result, "id"));
+              applied.add(dialect.getUuid(result, "id"));
             }
           }
-          return retired;
+          return applied;
         }
       });
     }
     // No RETURNING: optimistic single statement; only when some claims were lost, redo it learning which.
-    Boolean allApplied = inTransaction("markDelivered", c -> {
-      try (PreparedStatement statement = c.prepareStatement(retire)) {
-        bindRetire(statement, offset, token, seqs, now);
-        if (statement.executeUpdate() == ids.size()) {
+    Boolean allApplied = inTransaction(what, c -> {
+      try (PreparedStatement prepared = c.prepareStatement(sql)) {
+        bindFenced(prepared, binder, token, seqs);
+        if (prepared.executeUpdate() == ids.size()) {
           return true;
         }
         c.rollback();
@@ -530,7 +568,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     if (allApplied) {
       return new HashSet<>(ids);
     }
-    return inTransaction("markDelivered", c -> {
+    return inTransaction(what, c -> {
       Set<UUID> held = new HashSet<>();
       try (PreparedStatement lock = c.prepareStatement(
           "SELECT id FROM " + dialect.byPrimaryKey(table) + where + " FOR UPDATE")) {
@@ -542,21 +580,19 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           }
         }
       }
-      try (PreparedStatement statement = c.prepareStatement(retire)) {
-        bindRetire(statement, offset, token, seqs, now);
-        statement.executeUpdate();
+      try (PreparedStatement prepared = c.prepareStatement(sql)) {
+        bindFenced(prepared, binder, token, seqs);
+        prepared.executeUpdate();
       }
       return held;
     });
   }
 
-  private void bindRetire(PreparedStatement statement, int offset, UUID token, List<Long> seqs, Instant now)
+  private void bindFenced(PreparedStatement statement, Binder binder, UUID token, List<Long> seqs)
       throws SQLException {
-    if (offset == 2) {
-      dialect.setInstant(statement, 1, now);
-    }
-    dialect.setUuid(statement, offset, token);
-    bindSeqs(statement, offset + 1, seqs);
+    int next = binder.bind(statement);
+    dialect.setUuid(statement, next, token);
+    bindSeqs(statement, next + 1, seqs);
   }
 
   @Override

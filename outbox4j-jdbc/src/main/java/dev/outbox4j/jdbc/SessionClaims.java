@@ -526,6 +526,17 @@ final class SessionClaims implements AutoCloseable {
     return lost.isEmpty();
   }
 
+  /**
+   * Hands back claims that were never sent: applies {@code update} (which changes nothing the entry's next attempt
+   * depends on) under the usual fence, takes the entries out of their batch rows and releases their locks at once.
+   *
+   * @param update {@code UPDATE <table> o SET ...} without parameters
+   * @return the claims that were lost
+   */
+  List<Claim> release(Collection<Claim> claims, String update) throws SQLException {
+    return retire(claims, update, statement -> 1, false);
+  }
+
   /** Releases the given entries' locks; runs after the statement that retired them committed. */
   private void release(Session s, List<Long> seqs) throws SQLException {
     try (PreparedStatement unlock = s.connection.prepareStatement(

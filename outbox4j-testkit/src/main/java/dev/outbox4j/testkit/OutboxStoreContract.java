@@ -305,6 +305,43 @@ public abstract class OutboxStoreContract {
   }
 
   @Test
+  public final void release_hands_unsent_claims_back_untouched_and_claimable_at_once() {
+    UUID head = store.enqueue(message("d", "A")).id();
+    store.enqueue(message("d", "A"));
+    UUID loose = store.enqueue(unkeyed("b")).id();
+    Claim failing = store.claim(1, now(), LEASE).get(0);
+    assertThat(store.markFailed(failing, "500", now())).isTrue();
+    List<Claim> claims = store.claim(10, now(), LEASE);
+    assertThat(ids(claims)).containsExactly(head, loose);
+    OutboxEntry before = store.find(head).orElseThrow();
+
+    assertThat(store.release(claims)).isEmpty();
+
+    OutboxEntry after = store.find(head).orElseThrow();
+    assertThat(after.status()).isEqualTo(EntryStatus.FAILED);
+    assertThat(after.attempts()).isEqualTo(1);
+    assertThat(after.lastError()).isEqualTo("500");
+    assertThat(after.availableAt()).isEqualTo(before.availableAt());
+    assertThat(store.find(loose).orElseThrow().attempts()).isZero();
+    assertThat(store.markDelivered(claims, now())).as("released claims are no longer held").hasSize(2);
+    assertThat(ids(store.claim(10, now(), LEASE))).as("claimable at once, the key's head first")
+        .containsExactly(head, loose);
+  }
+
+  @Test
+  public final void a_lost_claims_release_changes_nothing() {
+    UUID id = store.enqueue(unkeyed("a")).id();
+    Claim stale = store.claim(10, now(), LEASE).get(0);
+    Claim current = store.claim(10, now().plus(LEASE), LEASE).get(0);
+    OutboxEntry before = store.find(id).orElseThrow();
+
+    assertThat(store.release(List.of(stale))).containsExactly(stale);
+
+    assertThat(store.find(id).orElseThrow().version()).isEqualTo(before.version());
+    assertThat(store.markDelivered(List.of(current), now().plus(LEASE))).as("the newer claim still holds").isEmpty();
+  }
+
+  @Test
   public final void a_quarantined_head_blocks_its_key_and_only_its_key() {
     UUID a1 = store.enqueue(message("d", "A")).id();
     store.enqueue(message("d", "A"));

@@ -410,6 +410,145 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void the_next_batch_is_claimed_while_a_full_batch_waits_for_its_answers_and_key_order_holds()
+      throws Exception {
+    Map<String, List<String>> written = new HashMap<>();
+    for (int round = 0; round < 2; round++) {
+      for (int k = 0; k < 4; k++) {
+        write("key" + k, "key" + k + "#" + round);
+        written.computeIfAbsent("key" + k, x -> new ArrayList<>()).add("key" + k + "#" + round);
+      }
+      write(null, "free" + round);
+      write(null, "free" + (round + 2));
+    }
+    // Batches of 4: the first is the keys' heads, held unanswered; the next can only be the four unkeyed entries.
+    CompletableFuture<DeliveryOutcome> firstAnswers = new CompletableFuture<>();
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    Transport transport = message -> {
+      arrivals.add(text(message));
+      return text(message).endsWith("#0") ? firstAnswers : CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+    };
+    Relay relay = relay(transport).withBatchSize(4).build();
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    try {
+      Future<RelayResult> drained = runner.submit(() -> relay.drain(100));
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> store.stats(clock.instant()).inFlight() == 8);
+      assertThat(arrivals).as("the batch claimed ahead waits for the answers of the one in flight")
+          .containsExactlyInAnyOrder("key0#0", "key1#0", "key2#0", "key3#0");
+      firstAnswers.complete(DeliveryOutcome.delivered());
+
+      assertThat(drained.get(30, TimeUnit.SECONDS).delivered()).isEqualTo(12);
+    } finally {
+      runner.shutdownNow();
+    }
+    assertThat(arrivals.subList(4, 8)).as("the batch claimed ahead").containsExactlyInAnyOrder(
+        "free0", "free1", "free2", "free3");
+    for (Map.Entry<String, List<String>> key : written.entrySet()) {
+      assertThat(arrivals.stream().filter(a -> a.startsWith(key.getKey() + "#")).toList())
+          .containsExactlyElementsOf(key.getValue());
+    }
+    assertThat(store.stats(clock.instant()).pending()).isZero();
+  }
+
+  @Test
+  public final void closing_hands_back_the_batch_claimed_ahead_at_once() {
+    UUID stuck0 = write(null, "stuck0");
+    UUID stuck1 = write(null, "stuck1");
+    UUID next0 = write(null, "next0");
+    UUID next1 = write(null, "next1");
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    Transport transport = message -> {
+      arrivals.add(text(message));
+      return new CompletableFuture<>();
+    };
+    Relay relay = relay(transport).withBatchSize(2)
+        .withDeliveryTimeout(Duration.ofSeconds(20))
+        .withLease(Duration.ofSeconds(30))
+        .withShutdownGrace(Duration.ofMillis(300))
+        .build();
+
+    relay.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> store.stats(clock.instant()).inFlight() == 4);
+    relay.close();
+
+    assertThat(arrivals).containsExactlyInAnyOrder("stuck0", "stuck1");
+    for (UUID id : List.of(next0, next1)) {
+      OutboxEntry entry = store.find(id).orElseThrow();
+      assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+      assertThat(entry.attempts()).isZero();
+      assertThat(entry.lastError()).isNull();
+    }
+    assertThat(store.claim(10, clock.instant(), Duration.ofSeconds(1)).stream().map(Claim::id).toList())
+        .as("the batch claimed ahead is claimable at once; the unconfirmed one waits for its lease")
+        .containsExactly(next0, next1);
+    assertThat(store.find(stuck0)).isPresent();
+    assertThat(store.find(stuck1)).isPresent();
+  }
+
+  @Test
+  public final void a_transport_going_down_hands_back_the_batch_claimed_ahead_unsent() {
+    for (int i = 0; i < 4; i++) {
+      write(null, "m" + i);
+    }
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    List<Long> inFlightDuringPause = new CopyOnWriteArrayList<>();
+    Transport transport = message -> {
+      arrivals.add(text(message));
+      return CompletableFuture.supplyAsync(() -> DeliveryOutcome.retryable("connection refused"),
+          CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS));
+    };
+    Relay relay = relay(transport).withBatchSize(2)
+        .withOutageBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30))
+        .withSleeper(duration -> {
+          inFlightDuringPause.add(store.stats(clock.instant()).inFlight());
+          clock.advance(duration);
+        })
+        .build();
+
+    RelayResult result = relay.drain(2);
+
+    assertThat(inFlightDuringPause).as("nothing stays claimed through the outage pause").containsExactly(0L);
+    assertThat(arrivals.subList(0, 2)).containsExactlyInAnyOrder("m0", "m1");
+    assertThat(result.attempted()).isEqualTo(arrivals.size());
+    assertThat(arrivals).doesNotHaveDuplicates();
+    assertThat(result.failed() + result.quarantined()).isZero();
+  }
+
+  @Test
+  public final void a_batch_claimed_ahead_that_waited_half_its_lease_is_claimed_afresh_before_it_is_sent() {
+    Duration lease = Duration.ofSeconds(30);
+    write(null, "first0");
+    write(null, "first1");
+    write(null, "late0");
+    write(null, "late1");
+    CompletableFuture<DeliveryOutcome> firstAnswers = new CompletableFuture<>();
+    List<Integer> claimableElsewhereWhenSent = new CopyOnWriteArrayList<>();
+    AtomicReference<Instant> staleLeaseEnd = new AtomicReference<>();
+    Transport transport = message -> {
+      if (text(message).startsWith("first")) {
+        if (staleLeaseEnd.compareAndSet(null, clock.instant().plus(lease))) {
+          // The claim ahead runs right after this batch is sent, at this instant; then the answers take 0.6 lease.
+          CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS).execute(() -> {
+            clock.advance(lease.multipliedBy(6).dividedBy(10));
+            firstAnswers.complete(DeliveryOutcome.delivered());
+          });
+        }
+        return firstAnswers;
+      }
+      // Sent under a lease that runs past the one claimed ahead: a claim just after that one's end takes nothing.
+      claimableElsewhereWhenSent.add(store.claim(10, staleLeaseEnd.get().plusSeconds(1), lease).size());
+      return CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+    };
+    Relay relay = relay(transport).withBatchSize(2).withLease(lease).withDeliveryTimeout(Duration.ofSeconds(20))
+        .build();
+
+    assertThat(relay.drain(10).delivered()).isEqualTo(4);
+
+    assertThat(claimableElsewhereWhenSent).containsExactly(0, 0);
+  }
+
+  @Test
   public final void close_never_marks_an_unconfirmed_delivery() {
     UUID stuck = write("A", "stuck");
     UUID fine = write("B", "fine");
