@@ -487,6 +487,33 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void workers_of_a_relay_with_two_or_more_claim_no_batch_ahead() throws InterruptedException {
+    for (int i = 0; i < 8; i++) {
+      write(null, "m" + i);
+    }
+    List<String> arrivals = new CopyOnWriteArrayList<>();
+    Transport transport = message -> {
+      arrivals.add(text(message));
+      return new CompletableFuture<>();
+    };
+    Relay relay = relay(transport).withBatchSize(2).withWorkers(2)
+        .withDeliveryTimeout(Duration.ofSeconds(20))
+        .withLease(Duration.ofSeconds(30))
+        .withShutdownGrace(Duration.ofMillis(300))
+        .build();
+    try {
+      relay.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> arrivals.size() == 4);
+      Thread.sleep(500); // a claim ahead, had either worker made one, lands right after its sends
+
+      assertThat(store.stats(clock.instant()).inFlight()).as("one batch per worker, none claimed ahead").isEqualTo(4);
+    } finally {
+      relay.close();
+    }
+    assertThat(arrivals).hasSize(4).doesNotHaveDuplicates();
+  }
+
+  @Test
   public final void a_transport_going_down_hands_back_the_batch_claimed_ahead_unsent() {
     for (int i = 0; i < 4; i++) {
       write(null, "m" + i);
