@@ -50,13 +50,33 @@ final class ClaimSql {
    *     in {@code seq} order
    */
   static String window(String table, String seqOrderHint, String undeliveredOfKey) {
+    return "SELECT c.seq, CASE WHEN " + claimable("c", table, undeliveredOfKey) + " THEN 1 ELSE 0 END AS claimable"
+        + " FROM (" + waitingInSeqOrder(table, seqOrderHint) + ") c ORDER BY c.seq";
+  }
+
+  /**
+   * @param table the qualified outbox table
+   * @param seqOrderHint as for {@link #window}
+   * @return the window's rows, without their claimability: the first waiting entries by {@code seq}. Parameter: the
+   *     window size. Columns: {@code seq, ordering_key, key_seq, available_at, lease_until}, in {@code seq} order
+   */
+  static String waitingInSeqOrder(String table, String seqOrderHint) {
+    return "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
+        + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') ORDER BY w.seq LIMIT ?";
+  }
+
+  /**
+   * @param alias a row of {@link #waitingInSeqOrder}; {@code undeliveredOfKey} must name it {@code c}
+   * @param table the qualified outbox table
+   * @param undeliveredOfKey as for {@link #window}
+   * @return the condition "{@code alias} may be claimed": available, not under an unexpired lease, and unkeyed or its
+   *     key's head (one index probe). Parameters: now, now
+   */
+  static String claimable(String alias, String table, String undeliveredOfKey) {
     // "c is its key's first undelivered entry" as ORDER BY ... LIMIT 1, never NOT EXISTS (... key_seq < ...): with one
     // huge key, PostgreSQL's planner costed the NOT EXISTS probe as a sequential scan (it expects a match at once).
-    return "SELECT c.seq, CASE WHEN " + ready("c") + " AND (c.ordering_key IS NULL OR c.key_seq = (SELECT h.key_seq"
-        + " FROM " + table + " h WHERE " + undeliveredOfKey + " ORDER BY h.key_seq LIMIT 1)) THEN 1 ELSE 0 END"
-        + " AS claimable"
-        + " FROM (SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
-        + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') ORDER BY w.seq LIMIT ?) c ORDER BY c.seq";
+    return ready(alias) + " AND (" + alias + ".ordering_key IS NULL OR " + alias + ".key_seq = (SELECT h.key_seq FROM "
+        + table + " h WHERE " + undeliveredOfKey + " ORDER BY h.key_seq LIMIT 1))";
   }
 
   /**

@@ -155,8 +155,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
-        ? new SessionClaims(this::openSession, () -> dialect.claimWindow(names), this::headsAndUnkeyed, rows::entry,
-            table, names.qualified("outbox_claim"))
+        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows::entry, table,
+            names.qualified("outbox_claim"))
         : null;
   }
 

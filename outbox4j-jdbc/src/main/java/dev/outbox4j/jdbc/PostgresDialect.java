@@ -19,6 +19,12 @@ public final class PostgresDialect implements JdbcDialect {
   /** The one instance. */
   public static final PostgresDialect INSTANCE = new PostgresDialect();
 
+  /**
+   * {@code h} is an undelivered entry of {@code c}'s key: answered from the partial index on
+   * {@code (ordering_key, key_seq)}.
+   */
+  static final String UNDELIVERED_OF_KEY = "h.ordering_key = c.ordering_key AND h.status <> 'DELIVERED'";
+
   private PostgresDialect() {}
 
   @Override
@@ -60,8 +66,7 @@ public final class PostgresDialect implements JdbcDialect {
   /** The window; the head check is one probe of the partial index on {@code (ordering_key, key_seq)}. */
   @Override
   public String claimWindow(TableNames names) {
-    return ClaimSql.window(names.qualified("outbox"), "",
-        "h.ordering_key = c.ordering_key AND h.status <> 'DELIVERED'");
+    return ClaimSql.window(names.qualified("outbox"), "", UNDELIVERED_OF_KEY);
   }
 
   /**
