@@ -613,6 +613,11 @@ final class SessionClaims implements AutoCloseable {
             pid = version.getInt(2);
             uptime = Duration.ofMillis(version.getLong(3));
           }
+          // Plan every claim for its own arguments. The driver prepares a statement on the server after a few runs,
+          // and the server then settles on a generic plan, in which "not one of the entries this session holds" is
+          // a linear search of the array on every window row, not a hash lookup (measured: a claim of 500 with 500
+          // held, 3.5 ms unkeyed and 4.9 ms keyed to lock, 2.0 ms and 3.6 ms planned each time).
+          statement.execute("SET plan_cache_mode = force_custom_plan");
         }
         s = new Session(connection, pid, Duration.ZERO, uptime);
       } catch (SQLException | RuntimeException e) {
@@ -665,7 +670,7 @@ final class SessionClaims implements AutoCloseable {
 
   /**
    * Releases every claim the session holds (they become claimable by other relays at once) and gives its connection
-   * back. A pool keeps the connection's session alive, so the locks and the idle timeout are undone first.
+   * back. A pool keeps the connection's session alive, so the locks and the session's settings are undone first.
    */
   @Override
   public void close() {
@@ -677,6 +682,7 @@ final class SessionClaims implements AutoCloseable {
         try (Statement statement = s.connection.createStatement()) {
           statement.execute("SELECT pg_advisory_unlock_all()");
           statement.execute("RESET idle_session_timeout");
+          statement.execute("RESET plan_cache_mode");
         } catch (SQLException e) {
           // a dead session holds nothing any more
         }

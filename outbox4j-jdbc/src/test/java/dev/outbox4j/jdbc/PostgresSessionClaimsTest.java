@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.Retention;
@@ -178,6 +179,37 @@ class PostgresSessionClaimsTest {
     assertThat(first.find(finished)).isEmpty();
     assertThat(second.claim(10, now(), LEASE)).as("the unfinished one, within its lease").isEmpty();
     assertThat(second.claim(10, now().plus(LEASE), LEASE)).hasSize(1);
+  }
+
+  @Test
+  void closing_the_store_gives_the_connection_back_as_it_was_lent() throws SQLException {
+    try (HikariDataSource pool = TestDatabase.POSTGRES.newPool(PREFIX, 1); Connection lent = pool.getConnection()) {
+      String before = settings(lent);
+      JdbcOutboxStore store = JdbcOutboxStore.builder(OneConnection.dataSource(lent)).withTablePrefix(PREFIX)
+          .withClock(clock).withClaimStrategy(ClaimStrategy.SESSION_LOCKS).build();
+      UUID id = write(null);
+      assertThat(store.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(id);
+      assertThat(settings(lent)).as("the session's own settings while it claims").isNotEqualTo(before);
+
+      store.close();
+
+      assertThat(settings(lent)).isEqualTo(before);
+      try (Statement s = lent.createStatement();
+          ResultSet r = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+              + " AND pid = pg_backend_pid()")) {
+        r.next();
+        assertThat(r.getLong(1)).as("advisory locks still held").isZero();
+      }
+    }
+  }
+
+  private static String settings(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet r = s.executeQuery("SELECT current_setting('idle_session_timeout') || ' '"
+            + " || current_setting('plan_cache_mode')")) {
+      r.next();
+      return r.getString(1);
+    }
   }
 
   @Test
