@@ -59,9 +59,10 @@ public final class EmbeddedKafka {
 
   private EmbeddedKafka() throws Exception {
     directory = Files.createTempDirectory("outbox4j-kafka-");
-    int brokerPort = freePort();
-    int proxiedPort = freePort();
-    int controllerPort = freePort();
+    int[] ports = freePorts(3);
+    int brokerPort = ports[0];
+    int proxiedPort = ports[1];
+    int controllerPort = ports[2];
     proxy = TcpProxy.start("127.0.0.1", proxiedPort);
     String logDir = directory.resolve("data").toString();
 
@@ -197,7 +198,7 @@ public final class EmbeddedKafka {
 
   /** @return a loopback port where nothing listens (a free port, released again) */
   static int closedPort() {
-    return freePort();
+    return freePorts(1)[0];
   }
 
   /** @return the names of the topics that exist, for diagnostics */
@@ -221,11 +222,31 @@ public final class EmbeddedKafka {
     }
   }
 
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
+  /**
+   * Distinct free loopback ports: every socket stays open until all are chosen. Taken one at a time, a port closed
+   * again could be handed out twice (seen: the broker refused two listeners on one port).
+   */
+  private static int[] freePorts(int count) {
+    ServerSocket[] sockets = new ServerSocket[count];
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      for (ServerSocket socket : sockets) {
+        if (socket != null) {
+          try {
+            socket.close();
+          } catch (IOException ignored) {
+            // the port is free again either way once this JVM no longer holds it
+          }
+        }
+      }
     }
   }
 }
