@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Why it is built this way</h2>
  * <ul>
  *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once, with the batch claimed during this
- *       pass's wait for its answers ({@link ClaimAhead}) when this is the relay's only worker; after a partial one it lingers a moment
- *       so a stream of small commits (each of which wakes the relay) is claimed in batches, not one pass per commit.
+ *       pass's wait for its answers ({@link ClaimAhead}) when this is the relay's only worker; after a partial one it
+ *       lingers a moment so a stream of small commits (each of which wakes the relay) is claimed in batches, not one
+ *       pass per commit.
  *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
  *   <li><b>Transport down: the outage gate's pause</b>, through the injected sleeper, then a probe pass. Close
  *       interrupts the pause.
