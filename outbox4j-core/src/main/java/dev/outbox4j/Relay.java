@@ -33,9 +33,9 @@ public interface Relay extends AutoCloseable {
    * Runs one pass: claims up to a batch, delivers it, records every outcome. Safe to call from several threads; each
    * call claims its own entries.
    *
-   * <p>While the transport is judged down (an outage) the pass claims only a small probe batch and charges no attempt
-   * to the entries it hands back; {@code flush()} itself never pauses (the background worker and {@link #drain(int)}
-   * do). Interrupting the calling thread ends this pass's wait for answers (the unanswered entries stay claimed for
+   * <p>A destination judged down (an outage) is paused on its own: the pass sends only a small probe of its entries
+   * when the probe is due, holds the rest back and charges no attempt to any of them, while every other destination's
+   * entries are sent as usual; {@code flush()} itself never waits for a probe ({@link #drain(int)} does). Interrupting the calling thread ends this pass's wait for answers (the unanswered entries stay claimed for
    * their lease) and affects no later pass.
    *
    * @return what the pass did
@@ -44,9 +44,10 @@ public interface Relay extends AutoCloseable {
   RelayResult flush();
 
   /**
-   * Runs passes until one claims nothing or {@code maxPasses} passes ran. While the transport is down it pauses
-   * between passes through the relay's {@link Sleeper} (see {@link RelayBuilder#withOutageBackoff}); an interrupt
-   * during such a pause ends the drain.
+   * Runs passes until one claims nothing or {@code maxPasses} passes ran. While a destination is paused and a pass
+   * found nothing but its entries (or nothing at all), it waits for that destination's next probe through the relay's
+   * {@link Sleeper} (see {@link RelayBuilder#withOutageBackoff}); an interrupt during such a pause
+   * ends the drain.
    *
    * @param maxPasses the most passes; positive
    * @return the sum of the passes
@@ -61,6 +62,12 @@ public interface Relay extends AutoCloseable {
    * @throws IllegalStateException if the relay was started or closed before
    */
   void start();
+
+  /**
+   * @return the destinations this relay has paused because all of their deliveries failed alike, by name; empty while
+   *     every destination flows. A snapshot; thread-safe.
+   */
+  java.util.List<DestinationStatus> pausedDestinations();
 
   /** Asks the background worker to run a pass now (for example after a commit). Cheap; never blocks. */
   void wakeUp();

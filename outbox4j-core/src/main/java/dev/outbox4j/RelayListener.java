@@ -48,6 +48,23 @@ public interface RelayListener {
    */
   default void onClaimLost(OutboxEntry entry) {}
 
+  /**
+   * A destination's deliveries all failed alike (an outage of that destination, or of the connection serving it): the
+   * relay paused it. Its entries are held back uncharged and probed at capped intervals; other destinations go on.
+   * Called once per pause, not per probe.
+   *
+   * @param status the destination, since when, its next probe and what it answered
+   */
+  default void onDestinationPaused(DestinationStatus status) {}
+
+  /**
+   * A paused destination confirmed a delivery again: its entries flow at full rate.
+   *
+   * @param destination the destination
+   * @param pausedFor how long it was paused
+   */
+  default void onDestinationResumed(String destination, Duration pausedFor) {}
+
   /** @param report the timings of a pass that claimed at least one entry */
   default void onBatch(BatchReport report) {}
 

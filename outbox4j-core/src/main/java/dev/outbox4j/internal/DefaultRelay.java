@@ -1,6 +1,7 @@
 package dev.outbox4j.internal;
 
 import dev.outbox4j.BatchReport;
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.spi.Claim;
@@ -30,7 +31,9 @@ import org.jspecify.annotations.Nullable;
  *       relative to each other. The relay needs no per-key queues, and several relays (or several threads calling
  *       {@link #flush()}) stay correct without talking to each other.
  *   <li><b>A few small collaborators.</b> A pass is claim → {@link AnswerCollector} (send, wait for answers in waves)
- *       → {@link OutcomeRecorder} (write outcomes, confirmations first) → {@link OutageGate} (is the transport down?).
+ *       → {@link OutcomeRecorder} (write outcomes, confirmations first) → {@link DestinationGates} (which destinations are
+ *       down?). Before sending, the gates sort the claims: a paused destination's entries are held back (a few of
+ *       them sent as its probe), so one failing destination never takes another's place or time.
  *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one. The background worker is a
  *       {@link PassLoop}. This class only owns the lifecycle they share.
  *   <li><b>Only a confirmation retires an entry.</b> A delivery still unanswered when shutdown gives up is left
@@ -50,7 +53,7 @@ public final class DefaultRelay implements Relay {
 
   final RelaySettings settings;
   final RelayEvents events;
-  final OutageGate gate;
+  final DestinationGates gates;
   private final AnswerCollector answers;
   private final OutcomeRecorder recorder;
 
@@ -76,9 +79,9 @@ public final class DefaultRelay implements Relay {
   public DefaultRelay(RelaySettings settings) {
     this.settings = settings;
     this.events = new RelayEvents(settings.listeners());
-    this.gate = new OutageGate(settings);
+    this.gates = new DestinationGates(settings, events);
     this.answers = new AnswerCollector(settings, shutdownGaveUp);
-    this.recorder = new OutcomeRecorder(settings, events, gate);
+    this.recorder = new OutcomeRecorder(settings, events, gates);
     this.passFailures = new RelayLog.Streak("relay pass", settings.clock());
   }
 
@@ -96,13 +99,14 @@ public final class DefaultRelay implements Relay {
     ClaimAhead ahead = new ClaimAhead(settings);
     try {
       for (int i = 0; i < maxPasses; i++) {
-        if (i > 0 && !pauseIfDown()) {
-          break; // interrupted during an outage pause
-        }
         RelayResult result = pass(ahead, i + 1 < maxPasses);
         total = total.plus(result);
-        if (result.claimed() == 0) {
-          break;
+        boolean probeAhead = (result.claimed() == 0 || onlyPausedDestinations(result)) && probeInTheFuture();
+        if (result.claimed() == 0 && !probeAhead) {
+          break; // nothing claimable, and no paused destination to probe later
+        }
+        if (probeAhead && i + 1 < maxPasses && !awaitProbe()) {
+          break; // interrupted while waiting for the next probe
         }
       }
     } finally {
@@ -120,6 +124,11 @@ public final class DefaultRelay implements Relay {
     for (int i = 0; i < settings.workers(); i++) {
       settings.threadFactory().newThread(new PassLoop(this)).start();
     }
+  }
+
+  @Override
+  public List<DestinationStatus> pausedDestinations() {
+    return gates.paused();
   }
 
   @Override
@@ -195,12 +204,28 @@ public final class DefaultRelay implements Relay {
   }
 
   /**
-   * Pauses while the transport is down, interruptibly by {@link #close()}.
-   *
-   * @return {@code false} when the pause was interrupted (the interrupt flag is set again)
+   * @return {@code true} when a pass found nothing to do but wait for paused destinations: it claimed less than a batch
+   *     (nothing else is claimable), and every claim was held back or failed in an outage
    */
-  boolean pauseIfDown() {
-    if (!gate.isDown()) {
+  boolean onlyPausedDestinations(RelayResult result) {
+    return result.claimed() < settings.batchSize() && result.postponed() == result.claimed() && gates.anyPaused();
+  }
+
+  private boolean probeInTheFuture() {
+    Instant now = settings.clock().instant();
+    return gates.earliestProbe().filter(probe -> probe.isAfter(now)).isPresent();
+  }
+
+  /**
+   * Waits until the earliest next probe of a paused destination, through the sleeper, interruptibly by
+   * {@link #close()}.
+   *
+   * @return {@code false} when the wait was interrupted (the interrupt flag is set again)
+   */
+  boolean awaitProbe() {
+    Duration wait = gates.earliestProbe().map(probe -> Duration.between(settings.clock().instant(), probe))
+        .filter(d -> d.compareTo(Duration.ZERO) > 0).orElse(Duration.ZERO);
+    if (wait.isZero()) {
       return true;
     }
     pausing.add(Thread.currentThread());
@@ -208,7 +233,7 @@ public final class DefaultRelay implements Relay {
       if (workerThreads.contains(Thread.currentThread()) && state.get() != State.RUNNING) {
         return false;
       }
-      gate.pauseIfDown();
+      settings.sleeper().sleep(wait);
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -242,37 +267,42 @@ public final class DefaultRelay implements Relay {
       started = taken.started(); // the sends are timed from the claim, as its leases are
       claimTime = taken.claimTime();
     } else {
-      claims = settings.store().claim(gate.claimLimit(settings.batchSize()), settings.clock().instant(),
-          settings.lease());
+      claims = settings.store().claim(settings.batchSize(), settings.clock().instant(), settings.lease());
       claimTime = Duration.ofNanos(System.nanoTime() - started);
     }
     if (claims.isEmpty()) {
       return RelayResult.EMPTY;
     }
+    DestinationGates.Sorted sorted = gates.sort(claims, settings.clock().instant());
+    RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0, 0, 0);
+    long recording = 0;
+    long recordStart = System.nanoTime();
+    for (DestinationGates.HeldBack held : sorted.heldBack().values()) {
+      result = result.plus(recorder.holdBack(held));
+    }
+    recording += System.nanoTime() - recordStart;
     long sending = System.nanoTime();
-    AnswerCollector.Round round = answers.send(claims, started);
+    AnswerCollector.Round round = answers.send(sorted.send(), started);
     long claimingAhead = 0;
-    if (ahead != null && claimAhead && claims.size() >= settings.batchSize() && !gate.isDown()
-        && round.awaitsAnswers()) {
+    if (ahead != null && claimAhead && claims.size() >= settings.batchSize() && round.awaitsAnswers()) {
       long aheadStart = System.nanoTime();
       ahead.claimNext(settings.batchSize()); // while the transport works on this batch: overlaps that wait
       claimingAhead = System.nanoTime() - aheadStart;
     }
-    RelayResult result = new RelayResult(claims.size(), round.attempted(), 0, 0, 0, 0, 0);
+    result = result.plus(new RelayResult(0, round.attempted(), 0, 0, 0, 0, 0));
     OutcomeRecorder.PassOutcomes outcomes = new OutcomeRecorder.PassOutcomes();
-    long recording = 0;
     while (!round.isOver()) {
       List<Delivery> answered = answers.nextWave(round);
-      long recordStart = System.nanoTime();
+      recordStart = System.nanoTime();
       result = result.plus(recorder.recordWave(answered, outcomes));
       recording += System.nanoTime() - recordStart;
     }
-    long recordStart = System.nanoTime();
+    recordStart = System.nanoTime();
     result = result.plus(recorder.recordRetryable(outcomes));
     long finished = System.nanoTime();
     recording += finished - recordStart;
-    if (ahead != null && gate.isDown()) {
-      ahead.release(); // the transport went down with this batch: the next one is not sent into the outage
+    if (ahead != null && onlyPausedDestinations(result)) {
+      ahead.release(); // nothing flows: the next batch is not sent into the outage
     }
     BatchReport report = new BatchReport(result, claimTime,
         Duration.ofNanos(finished - sending - recording - claimingAhead), Duration.ofNanos(recording));

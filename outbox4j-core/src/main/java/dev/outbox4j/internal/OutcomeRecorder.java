@@ -10,8 +10,10 @@ import dev.outbox4j.spi.OutboxStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -26,8 +28,8 @@ import java.util.function.Supplier;
  *   <li><b>Each other outcome on its own.</b> A failure while recording one entry's failure (a value the store cannot
  *       hold, a constraint) is reported and the others are still recorded. Three store failures in a row mean the
  *       store itself is failing: the rest are left claimed for their leases to hand on, and the exception goes up.
- *   <li><b>Retryable failures wait for the end of the pass</b>, so the {@link OutageGate} can judge them together: an
- *       outage is charged to no entry ({@link OutboxStore#postpone}); a failure of one message is charged an attempt
+ *   <li><b>Retryable failures wait for the end of the pass</b>, so the {@link DestinationGates} can judge them together,
+ *       destination by destination: an outage of a destination is charged to no entry ({@link OutboxStore#postpone}); a failure of one message is charged an attempt
  *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up.
  *   <li><b>A late copy never overtakes.</b> A retryable failure (a timeout above all) may leave a copy of the send on
  *       its way until the transport's {@code maxAnswerTime} after the send began; the entry is not claimable before
@@ -46,18 +48,18 @@ final class OutcomeRecorder {
   private final RelaySettings settings;
   private final OutboxStore store;
   private final RelayEvents events;
-  private final OutageGate gate;
+  private final DestinationGates gates;
 
-  OutcomeRecorder(RelaySettings settings, RelayEvents events, OutageGate gate) {
+  OutcomeRecorder(RelaySettings settings, RelayEvents events, DestinationGates gates) {
     this.settings = settings;
     this.store = settings.store();
     this.events = events;
-    this.gate = gate;
+    this.gates = gates;
   }
 
-  /** What a pass learnt so far: counts, and the retryable failures kept for the end of the pass. */
+  /** What a pass learnt so far: confirmations by destination, and the retryable failures kept for its end. */
   static final class PassOutcomes {
-    int confirmed;
+    final Map<String, Integer> confirmed = new HashMap<>();
     final List<Delivery> retryable = new ArrayList<>();
     private int storeFailuresInARow;
   }
@@ -81,7 +83,9 @@ final class OutcomeRecorder {
         outcomes.retryable.add(delivery);
       }
     }
-    outcomes.confirmed += confirmed.size();
+    for (Delivery delivery : confirmed) {
+      outcomes.confirmed.merge(delivery.claim.message().destination(), 1, Integer::sum);
+    }
     RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
     for (Delivery delivery : permanent) {
       DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
@@ -93,32 +97,54 @@ final class OutcomeRecorder {
   }
 
   /**
-   * Records the pass's retryable failures, after asking the outage gate whether they are an outage.
+   * Records the pass's retryable failures, after asking the destination gates which of them are outages.
    *
    * @return the counts recorded
    */
   RelayResult recordRetryable(PassOutcomes outcomes) {
     if (outcomes.retryable.isEmpty()) {
-      gate.judge(outcomes.confirmed, List.of());
+      gates.judge(outcomes.confirmed, List.of());
       return RelayResult.EMPTY;
     }
-    List<OutageGate.Failure> failures = new ArrayList<>();
+    List<DestinationGates.Failure> failures = new ArrayList<>();
     for (Delivery delivery : outcomes.retryable) {
-      failures.add(new OutageGate.Failure(delivery.claim.id(), retryableOutcome(delivery)));
+      failures.add(new DestinationGates.Failure(delivery.claim.id(), delivery.claim.message().destination(),
+          retryableOutcome(delivery)));
     }
-    boolean outage = gate.judge(outcomes.confirmed, failures);
-    Duration postponement = gate.step();
+    Set<String> down = gates.judge(outcomes.confirmed, failures);
+    Instant now = settings.clock().instant();
     RelayResult result = RelayResult.EMPTY;
     for (int i = 0; i < failures.size(); i++) {
       Delivery delivery = outcomes.retryable.get(i);
-      DeliveryOutcome.Retryable outcome = failures.get(i).outcome();
-      if (outage || outcome.transportUnavailable()) {
-        result = result.plus(isolated(outcomes, delivery.claim, () -> postpone(delivery, outcome, postponement)));
+      DestinationGates.Failure failure = failures.get(i);
+      if (down.contains(failure.destination()) || failure.outcome().transportUnavailable()) {
+        Instant until = gates.outageUntil(failure.destination(), now);
+        result = result.plus(isolated(outcomes, delivery.claim, () -> postpone(delivery, failure.outcome(), until)));
       } else {
-        result = result.plus(isolated(outcomes, delivery.claim, () -> charge(delivery, outcome)));
+        result = result.plus(isolated(outcomes, delivery.claim, () -> charge(delivery, failure.outcome())));
       }
     }
     return result;
+  }
+
+  /**
+   * Hands back, uncharged and unsent, the claims of a paused destination that a pass did not send.
+   *
+   * @return the counts recorded
+   */
+  RelayResult holdBack(DestinationGates.HeldBack held) {
+    List<Claim> lost = store.postpone(held.claims(), truncate(held.reason()), held.until());
+    Set<UUID> lostIds = new HashSet<>();
+    for (Claim claim : lost) {
+      lostIds.add(claim.id());
+      events.emit(l -> l.onClaimLost(claim.entry()));
+    }
+    for (Claim claim : held.claims()) {
+      if (!lostIds.contains(claim.id())) {
+        events.emit(l -> l.onPostponed(claim.entry(), held.reason(), held.until()));
+      }
+    }
+    return new RelayResult(0, 0, 0, 0, held.claims().size() - lost.size(), 0, lost.size());
   }
 
   private RelayResult retire(List<Delivery> confirmed) {
@@ -141,9 +167,9 @@ final class OutcomeRecorder {
     return new RelayResult(0, 0, claims.size() - lostClaims.size(), 0, 0, 0, lostClaims.size());
   }
 
-  private RelayResult postpone(Delivery delivery, DeliveryOutcome.Retryable outcome, Duration postponement) {
+  private RelayResult postpone(Delivery delivery, DeliveryOutcome.Retryable outcome, Instant until) {
     Claim claim = delivery.claim;
-    Instant next = notBeforeLateCopies(delivery, settings.clock().instant().plus(postponement));
+    Instant next = notBeforeLateCopies(delivery, until);
     String reason = truncate(outcome.reason());
     if (store.postpone(claim, reason, next)) {
       events.emit(l -> l.onPostponed(claim.entry(), reason, next));

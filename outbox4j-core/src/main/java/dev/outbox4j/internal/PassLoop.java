@@ -1,5 +1,6 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.RelayResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  *       lingers a moment so a stream of small commits (each of which wakes the relay) is claimed in batches, not one
  *       pass per commit.
  *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
- *   <li><b>Transport down: the outage gate's pause</b>, through the injected sleeper, then a probe pass. Close
- *       interrupts the pause.
+ *   <li><b>A destination down does not stop the loop.</b> Its entries are held back and probed by the passes
+ *       ({@link DestinationGates}); a pass that found nothing but such entries counts as idle, so the poll (and a
+ *       wake-up) still claims every other destination's new entries at once.
  *   <li><b>A failing pass (database down) is not an event per pass.</b> Listeners hear of every failure (metrics count
  *       them); the log hears of the streak: its start with the stack trace, a summary per interval, its end.
  *   <li><b>An {@link Error} ends the relay, loudly.</b> The worker's state is unknown after one (out of memory, a
@@ -53,8 +55,11 @@ final class PassLoop implements Runnable {
     try {
       while (relay.state.get() == DefaultRelay.State.RUNNING) {
         int claimed = 0;
+        boolean waitingForProbes = false;
         try {
-          claimed = relay.pass(ahead, mayClaimAhead && relay.state.get() == DefaultRelay.State.RUNNING).claimed();
+          RelayResult result = relay.pass(ahead, mayClaimAhead && relay.state.get() == DefaultRelay.State.RUNNING);
+          claimed = result.claimed();
+          waitingForProbes = relay.onlyPausedDestinations(result);
           passFailures.recovered();
           purgeIfDue();
           idle = claimed > 0 ? settings.minPoll() : idle;
@@ -62,11 +67,9 @@ final class PassLoop implements Runnable {
           relay.events.error(e);
           passFailures.failed(RelayLog.describe(e), e);
         }
-        if (relay.gate.isDown()) {
-          if (!relay.pauseIfDown()) {
-            break;
-          }
-          continue;
+        if (waitingForProbes) {
+          claimed = 0; // nothing flowing was claimed: poll as when idle, so a new entry of another destination is
+                       // claimed at the poll's pace (or at once, on a wake-up), not after the paused one's probe
         }
         if (claimed >= settings.batchSize()) {
           continue; // a full batch: more is probably waiting

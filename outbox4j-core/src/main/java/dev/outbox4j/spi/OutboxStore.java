@@ -99,6 +99,27 @@ public interface OutboxStore {
   boolean postpone(Claim claim, String reason, Instant nextAttemptAt);
 
   /**
+   * {@link #postpone(Claim, String, Instant)} for many claims at once, all with the same reason and time. The relay
+   * calls it for the entries of a paused destination that a claim returned and that it does not send (they are held
+   * back while that destination is paused, so that the claims of every other destination keep their size). The
+   * default postpones one claim at a time; a store should do it in as few round trips as it allows.
+   *
+   * @param claims claims of this store
+   * @param reason what failed (never the payload); truncated to the store's column width
+   * @param nextAttemptAt when the entries become claimable again
+   * @return the claims that were lost and so changed nothing; empty when all applied
+   */
+  default List<Claim> postpone(Collection<Claim> claims, String reason, Instant nextAttemptAt) {
+    List<Claim> lost = new java.util.ArrayList<>();
+    for (Claim claim : claims) {
+      if (!postpone(claim, reason, nextAttemptAt)) {
+        lost.add(claim);
+      }
+    }
+    return lost;
+  }
+
+  /**
    * Hands back claims whose entries were never sent: releases them and records nothing (status, attempts, last error
    * and schedule stay as they were), so the entries are claimable again at once. The relay calls it for the batch it
    * claimed ahead while the previous one waited for its answers, when it does not send that batch after all (it is

@@ -615,6 +615,37 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   @Override
+  public List<Claim> postpone(Collection<Claim> claims, String reason, Instant nextAttemptAt) {
+    String clipped = OutboxRows.clip(reason);
+    if (sessionClaims != null) {
+      String update = "UPDATE " + table + " o SET last_error = ?, available_at = ?, claim_token = NULL,"
+          + " lease_until = NULL, version = o.version + 1";
+      List<Claim> all = List.copyOf(claims);
+      List<Claim> lost = new ArrayList<>();
+      for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
+        try {
+          lost.addAll(sessionClaims.updateAll(all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT)),
+              update, s -> {
+                s.setString(1, clipped);
+                dialect.setInstant(s, 2, nextAttemptAt);
+                return 3;
+              }));
+        } catch (SQLException e) {
+          throw failure("postpone", e);
+        }
+      }
+      return lost;
+    }
+    String set = "UPDATE " + dialect.byPrimaryKey(table) + " SET last_error = ?, available_at = ?,"
+        + " claim_token = NULL, lease_until = NULL, version = version + 1";
+    return byTokenInChunks(claims, (token, chunk) -> fencedByToken("postpone", token, chunk, set, s -> {
+      s.setString(1, clipped);
+      dialect.setInstant(s, 2, nextAttemptAt);
+      return 3;
+    }));
+  }
+
+  @Override
   public boolean quarantine(Claim claim, QuarantineReason reason) {
     return fencedUpdate("quarantine", "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?,"
         + " quarantine_reason = ?, quarantine_kind = ?", claim, s -> {

@@ -536,6 +536,17 @@ final class SessionClaims implements AutoCloseable {
   }
 
   /**
+   * Applies one outcome to many claims, each if this session still holds it under its token and version, then
+   * releases them at once (their entries wait again).
+   *
+   * @param update {@code UPDATE <table> o SET ...}; the version check is added; {@code binder} binds its SET clause
+   * @return the claims that were lost
+   */
+  List<Claim> updateAll(Collection<Claim> claims, String update, Binder binder) throws SQLException {
+    return retire(claims, update, binder, false);
+  }
+
+  /**
    * Hands back claims that were never sent: applies {@code update} (which changes nothing the entry's next attempt
    * depends on) under the usual fence, takes the entries out of their batch rows and releases their locks at once.
    *

@@ -1,0 +1,312 @@
+package dev.outbox4j.internal;
+
+import dev.outbox4j.DestinationStatus;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveryOutcome;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells an outage of a destination from failures of single messages, and keeps a paused destination out of every
+ * other destination's way. Not API.
+ *
+ * <h2>Why per destination</h2>
+ * Faults live per destination: one webhook endpoint answers 503 while the next one is fine, one exchange is missing,
+ * one broker of several is down. Judged for the whole relay, one refusing destination stopped them all. So each
+ * destination has a gate of its own, and a destination's outage pauses that destination only; a whole transport that
+ * is down pauses the destinations it serves, each through its own failures (the transport flags them
+ * {@link DeliveryOutcome#unavailable}, so one failure each suffices).
+ *
+ * <h2>Why an outage is charged to nobody</h2>
+ * A retry budget is meant for poison: a message the broker will never take. When a destination itself is away, every
+ * entry fails alike, and charging those failures would quarantine every key's head within one retry budget. So a
+ * failure is charged to an entry only when it is specific to that entry; an outage's failures are handed back
+ * uncharged ({@link dev.outbox4j.spi.OutboxStore#postpone}).
+ *
+ * <h2>How a destination's outage is recognised</h2>
+ * After a pass, over the outcomes of that destination's deliveries, it is judged down when
+ * <ul>
+ *   <li>the transport said so ({@link DeliveryOutcome#unavailable}) and none of its deliveries was confirmed, or
+ *   <li>none was confirmed and at least two different entries failed retryably, or
+ *   <li>none has been confirmed across passes while {@value #STREAK_ENTRIES} different entries failed retryably in a
+ *       row (a trickle of single-entry batches), or
+ *   <li>it was already down and this pass confirmed none either.
+ * </ul>
+ * One confirmation ends its outage. A failure the transport flags as an outage is never charged.
+ *
+ * <h2>While paused</h2>
+ * Its entries that a claim returns are not sent: they are held back, uncharged, for a while longer than the pause
+ * ({@link #holdBack}), in one store call per pass, so a large backlog of a paused destination is walked once per
+ * hold-back rather than once per pass, and the claims of every other destination keep their full size. Once its next
+ * probe is due, up to {@value #PROBE_SIZE} of its claimed entries are sent as a probe; the pause between probes grows
+ * from the base, doubling, to the cap, with equal jitter (half fixed, half random) so a fleet of relays neither hammers
+ * a recovering destination nor returns in lockstep. A failed probe's entries come back for the next probe.
+ *
+ * <p>Gates exist only for destinations with failures: a destination whose deliveries are confirmed has none, so the
+ * fast path of a healthy relay is one empty-map check per pass.
+ *
+ * <p>Thread-safe: every method is synchronized; the state is small and each call is short.
+ */
+final class DestinationGates {
+  /** Entries of a paused destination sent by one probe. */
+  static final int PROBE_SIZE = 5;
+  /** Different entries failing in a row, with no confirmation, that count as an outage. */
+  static final int STREAK_ENTRIES = 3;
+
+  private final Duration base;
+  private final Duration cap;
+  private final Duration lease;
+  private final RandomGenerator random;
+  private final Clock clock;
+  private final RelayEvents events;
+  /** Destinations with failures, by name. */
+  private final Map<String, Gate> gates = new HashMap<>();
+
+  /** One destination's outage state. Guarded by the enclosing instance. */
+  private final class Gate {
+    final String destination;
+    final Set<UUID> failingInARow = new HashSet<>();
+    final RelayLog.Streak log;
+    @Nullable Instant pausedSince;
+    Instant nextProbeAt = Instant.MIN;
+    /** Passes judged down since the pause began: the first sets the base pause, each later one doubles it. */
+    int outagePasses;
+    String lastError = "";
+
+    Gate(String destination) {
+      this.destination = destination;
+      this.log = new RelayLog.Streak("destination '" + destination + "'", clock);
+    }
+
+    boolean paused() {
+      return pausedSince != null;
+    }
+  }
+
+  DestinationGates(RelaySettings settings, RelayEvents events) {
+    this(settings.outageBase(), settings.outageCap(), settings.lease(), settings.random(), settings.clock(), events);
+  }
+
+  DestinationGates(Duration base, Duration cap, Duration lease, RandomGenerator random, Clock clock,
+      RelayEvents events) {
+    this.base = base;
+    this.cap = cap;
+    this.lease = lease;
+    this.random = random;
+    this.clock = clock;
+    this.events = events;
+  }
+
+  /**
+   * A pass's claims, sorted: those to send now, and those of paused destinations held back.
+   *
+   * @param send the claims to hand to the transport (flowing destinations, and the probes of paused ones)
+   * @param heldBack the claims of paused destinations not sent in this pass, by destination
+   */
+  record Sorted(List<Claim> send, Map<String, HeldBack> heldBack) {}
+
+  /**
+   * Claims of one paused destination not sent in a pass.
+   *
+   * @param claims the claims
+   * @param reason the reason recorded on them (why the destination is paused)
+   * @param until when they become claimable again
+   */
+  record HeldBack(List<Claim> claims, String reason, Instant until) {}
+
+  /**
+   * Sorts a pass's claims. A paused destination whose probe is due gets up to {@value #PROBE_SIZE} of its claims sent;
+   * its next probe then waits until the probe is judged (or, should that never happen, one lease).
+   *
+   * @param claims the pass's claims, in claim order
+   * @param now the relay's clock
+   * @return what to send and what to hold back
+   */
+  synchronized Sorted sort(List<Claim> claims, Instant now) {
+    if (!anyPausedLocked()) {
+      return new Sorted(claims, Map.of());
+    }
+    List<Claim> send = new ArrayList<>(claims.size());
+    Map<String, List<Claim>> held = new LinkedHashMap<>();
+    Map<String, Integer> probes = new HashMap<>();
+    for (Claim claim : claims) {
+      String destination = claim.message().destination();
+      Gate gate = gates.get(destination);
+      if (gate == null || !gate.paused()) {
+        send.add(claim);
+      } else if (!now.isBefore(gate.nextProbeAt) && probes.getOrDefault(destination, 0) < PROBE_SIZE) {
+        probes.merge(destination, 1, Integer::sum);
+        send.add(claim);
+      } else {
+        held.computeIfAbsent(destination, d -> new ArrayList<>()).add(claim);
+      }
+    }
+    for (String destination : probes.keySet()) {
+      gates.get(destination).nextProbeAt = now.plus(lease); // provisional: the probe's judgement sets the real one
+    }
+    Map<String, HeldBack> heldBack = new LinkedHashMap<>();
+    for (Map.Entry<String, List<Claim>> entry : held.entrySet()) {
+      Gate gate = gates.get(entry.getKey());
+      heldBack.put(entry.getKey(), new HeldBack(entry.getValue(), heldBackReason(gate), holdBack(gate, now)));
+    }
+    return new Sorted(send, heldBack);
+  }
+
+  /**
+   * Judges a finished pass, destination by destination.
+   *
+   * @param confirmed deliveries the transport confirmed in the pass, by destination
+   * @param retryable the pass's deliveries that failed retryably, with their outcomes
+   * @return the destinations whose retryable failures are an outage, to be charged to nobody
+   */
+  synchronized Set<String> judge(Map<String, Integer> confirmed, List<Failure> retryable) {
+    Instant now = clock.instant();
+    for (Map.Entry<String, Integer> entry : confirmed.entrySet()) {
+      if (entry.getValue() > 0) {
+        flowing(entry.getKey(), now);
+      }
+    }
+    Map<String, List<Failure>> byDestination = new LinkedHashMap<>();
+    for (Failure failure : retryable) {
+      if (confirmed.getOrDefault(failure.destination(), 0) == 0) {
+        byDestination.computeIfAbsent(failure.destination(), d -> new ArrayList<>()).add(failure);
+      }
+    }
+    Set<String> down = new HashSet<>();
+    for (Map.Entry<String, List<Failure>> entry : byDestination.entrySet()) {
+      if (judgeFailing(entry.getKey(), entry.getValue(), now)) {
+        down.add(entry.getKey());
+      }
+    }
+    return down;
+  }
+
+  private void flowing(String destination, Instant now) {
+    Gate gate = gates.remove(destination);
+    if (gate != null && gate.paused()) {
+      Duration pausedFor = Duration.between(gate.pausedSince, now);
+      gate.log.recovered();
+      events.emit(l -> l.onDestinationResumed(destination, pausedFor));
+    }
+  }
+
+  private boolean judgeFailing(String destination, List<Failure> failures, Instant now) {
+    Gate gate = gates.computeIfAbsent(destination, Gate::new);
+    boolean flagged = false;
+    for (Failure failure : failures) {
+      if (!gate.paused()) {
+        gate.failingInARow.add(failure.entryId()); // not while paused: the set would grow with the backlog
+      }
+      flagged |= failure.outcome().transportUnavailable();
+    }
+    boolean outage = gate.paused() || flagged || failures.size() >= 2
+        || gate.failingInARow.size() >= STREAK_ENTRIES;
+    if (!outage) {
+      return false;
+    }
+    gate.failingInARow.clear();
+    gate.lastError = failures.get(0).outcome().reason();
+    boolean pausing = !gate.paused();
+    if (pausing) {
+      gate.pausedSince = now;
+      gate.outagePasses = 0;
+    }
+    gate.outagePasses++;
+    gate.nextProbeAt = now.plus(nextPause(gate));
+    gate.log.failed(gate.lastError + " (" + failures.size() + " of the pass's deliveries to it)", null);
+    if (pausing) {
+      DestinationStatus status = statusOf(gate);
+      events.emit(l -> l.onDestinationPaused(status));
+    }
+    return true;
+  }
+
+  /**
+   * @param destination a destination with a delivery that failed in an outage
+   * @param now the relay's clock
+   * @return when that delivery's entry comes back: the destination's next probe, or one base pause from now for a
+   *     destination that is not paused (a failure the transport flagged as an outage in a pass that confirmed others)
+   */
+  synchronized Instant outageUntil(String destination, Instant now) {
+    Gate gate = gates.get(destination);
+    return gate == null || !gate.paused() ? now.plus(base) : gate.nextProbeAt;
+  }
+
+  /** @return {@code true} when some destination is paused */
+  synchronized boolean anyPaused() {
+    return anyPausedLocked();
+  }
+
+  private boolean anyPausedLocked() {
+    for (Gate gate : gates.values()) {
+      if (gate.paused()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** @return the earliest next probe of a paused destination, if any is paused */
+  synchronized Optional<Instant> earliestProbe() {
+    return gates.values().stream().filter(Gate::paused).map(g -> g.nextProbeAt).min(Comparator.naturalOrder());
+  }
+
+  /** @return the paused destinations, by name */
+  synchronized List<DestinationStatus> paused() {
+    return gates.values().stream().filter(Gate::paused).map(this::statusOf)
+        .sorted(Comparator.comparing(DestinationStatus::destination)).toList();
+  }
+
+  private DestinationStatus statusOf(Gate gate) {
+    return new DestinationStatus(gate.destination, gate.pausedSince, gate.nextProbeAt, gate.lastError,
+        Math.max(0, gate.outagePasses - 1));
+  }
+
+  /** @return the pause before the next probe: between half the current step and the step */
+  private Duration nextPause(Gate gate) {
+    int doublings = Math.max(0, Math.min(gate.outagePasses - 1, 40));
+    Duration step = base;
+    for (int i = 0; i < doublings && step.compareTo(cap) < 0; i++) {
+      step = step.multipliedBy(2);
+    }
+    step = step.compareTo(cap) > 0 ? cap : step;
+    long half = step.toNanos() / 2;
+    return Duration.ofNanos(half + (long) (half * Math.min(Math.max(random.nextDouble(), 0.0), 1.0)));
+  }
+
+  /**
+   * How long a paused destination's entries are held back: past its next probe by the pause's cap, so the entries of
+   * a large backlog are claimed and held back again at most about once per cap, not on every pass, and come back on
+   * their own within that bound once the destination has recovered.
+   */
+  private Instant holdBack(Gate gate, Instant now) {
+    Instant probe = gate.nextProbeAt.isAfter(now) ? gate.nextProbeAt : now;
+    return probe.plus(cap);
+  }
+
+  private static String heldBackReason(Gate gate) {
+    return "destination '" + gate.destination + "' paused since " + gate.pausedSince + ": " + gate.lastError;
+  }
+
+  /**
+   * A retryable failure of one delivery.
+   *
+   * @param entryId the entry
+   * @param destination its destination
+   * @param outcome what the transport answered (or the relay concluded)
+   */
+  record Failure(UUID entryId, String destination, DeliveryOutcome.Retryable outcome) {}
+}
