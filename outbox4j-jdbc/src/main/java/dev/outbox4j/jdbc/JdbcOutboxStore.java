@@ -155,7 +155,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
-        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows::entry, table,
+        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows, table,
             names.qualified("outbox_claim"))
         : null;
   }
@@ -394,7 +394,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       claim.setInt(next + 3, limit);
       dialect.setUuid(claim, next + 4, token);
       dialect.setInstant(claim, next + 5, leaseUntil);
-      return readAll(claim);
+      // Committed with the statement (auto-commit): a row that cannot be read is quarantined right after, so it never
+      // stops the claim; should this process die in between, its lease passes and the next claim does it.
+      return rows.quarantineUnreadable(connection, readRows(claim));
     }
   }
 
@@ -411,7 +413,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       dialect.setInstant(lock, next, now);
       dialect.setInstant(lock, next + 1, now);
       lock.setInt(next + 2, limit);
-      picked = readAll(lock);
+      picked = rows.quarantineUnreadable(connection, readRows(lock)); // locked: quarantined in this transaction
     }
     if (picked.isEmpty()) {
       return picked;
@@ -659,6 +661,24 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     });
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Any row of the outbox table, readable or not, by its id; timestamps as the driver renders them.
+   */
+  @Override
+  public Optional<Map<String, @Nullable String>> rawColumns(UUID id) {
+    return autoCommit("rawColumns", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE id = ?")) {
+        dialect.setUuid(select, 1, id);
+        try (ResultSet row = select.executeQuery()) {
+          return row.next() ? Optional.of(OutboxRows.raw(row)) : Optional.empty();
+        }
+      }
+    });
+  }
+
   @Override
   public boolean requeue(UUID id, Instant now) {
     return autoCommit("requeue", c -> {
@@ -846,7 +866,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
           + " WHERE status = 'PENDING' ORDER BY seq LIMIT ?")) {
         select.setInt(1, max);
-        return readAll(select);
+        return rows.quarantineUnreadable(c, readRows(select));
       }
     });
   }
@@ -862,7 +882,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           + " WHERE status = 'FAILED' AND available_at <= ? ORDER BY seq LIMIT ?")) {
         dialect.setInstant(select, 1, now);
         select.setInt(2, max);
-        return readAll(select);
+        return rows.quarantineUnreadable(c, readRows(select));
       }
     });
   }
@@ -1009,6 +1029,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return conflict;
   }
 
+  /** @return the entries read, an unreadable row's with its placeholders (see {@link OutboxRows#read}) */
   private List<OutboxEntry> readAll(PreparedStatement statement) throws SQLException {
     List<OutboxEntry> entries = new ArrayList<>();
     try (ResultSet result = statement.executeQuery()) {
@@ -1017,6 +1038,16 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       }
     }
     return entries;
+  }
+
+  private List<OutboxRows.Read> readRows(PreparedStatement statement) throws SQLException {
+    List<OutboxRows.Read> read = new ArrayList<>();
+    try (ResultSet result = statement.executeQuery()) {
+      while (result.next()) {
+        read.add(rows.read(result));
+      }
+    }
+    return read;
   }
 
   private void bindIds(PreparedStatement statement, int first, List<UUID> ids) throws SQLException {
