@@ -69,6 +69,16 @@ import org.jspecify.annotations.Nullable;
  * the store keeps, writing nothing per claim (see {@code SessionClaims} and {@code docs/stores.md}); close such a store
  * after its relays.
  *
+ * <h2>Rows it cannot read</h2>
+ * Another application may write a row this store cannot turn into a {@link Message} (headers that are not a JSON object
+ * of strings, a blank destination, content type, ordering key or header name). Candidates are found by columns that
+ * are always readable, so such a row is only found out when its claimed row is read: it is then quarantined as
+ * {@link QuarantineKind#UNREADABLE}, fenced by its version, and left out of the claim, so it never stops a claim and
+ * blocks only its own key (see {@link OutboxRows#read} and {@code docs/stores.md}). Under leased rows on PostgreSQL
+ * that happens just after the claim statement committed; without RETURNING, in the claim's transaction; under session
+ * locks, after the re-read, its lock released at once. {@link #findPending} and {@link #findRetryReady} do the same;
+ * {@link #find} and {@link #quarantined} show it with placeholders, and {@link #rawColumns} shows its text.
+ *
  * <h2>Fencing</h2>
  * Each claim stores a fresh token in {@code claim_token}; every claim-face mutation is
  * {@code ... WHERE id = ? AND claim_token = ?}, so a relay whose claim was taken over (or cancelled by an entry-face
