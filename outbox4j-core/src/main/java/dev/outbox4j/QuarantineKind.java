@@ -16,5 +16,14 @@ public enum QuarantineKind {
   /** A host dead-lettered the entry through the entry face ({@code OutboxStore.markDeadLettered}). */
   DEAD_LETTERED,
   /** An operator or tool quarantined the entry by writing its state ({@code OutboxStore.save}). */
-  OPERATOR
+  OPERATOR,
+  /**
+   * The store could not read the entry's row: another application wrote it with plain SQL and some column breaks the
+   * format (headers that are not a JSON object of strings, a blank destination, ordering key, content type or header
+   * name). The reason names the column and the problem, never the payload. Such a row is quarantined by the claim
+   * that meets it instead of stopping that claim; its entry carries placeholders for the unreadable parts, and
+   * {@code OutboxStore.rawColumns} shows what the row holds. A requeued row that is still unreadable is quarantined
+   * again by the next claim, so fix the row (or discard it) first.
+   */
+  UNREADABLE
 }

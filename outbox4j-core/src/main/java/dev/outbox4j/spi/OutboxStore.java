@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -148,6 +149,22 @@ public interface OutboxStore {
    * @return the page; fewer than {@code query.limit()} entries on the last page
    */
   List<OutboxEntry> quarantined(QuarantineQuery query);
+
+  /**
+   * The entry's row as the store holds it, every column but the payload as text, for an operator looking at an entry
+   * quarantined as {@link QuarantineKind#UNREADABLE}: its {@link OutboxEntry} shows placeholders where the row could not
+   * be read, and this shows what is really there. The payload is never included (its size is).
+   *
+   * <p>The default answers empty: a store that keeps entries only as typed values (such as the in-memory store) cannot
+   * hold an unreadable row, and has no other text to show.
+   *
+   * @param id the entry id
+   * @return column name to the column's text ({@code null} values for SQL NULL), in the table's column order; empty
+   *     when the store holds no entry with that id or keeps no raw row
+   */
+  default Optional<Map<String, @Nullable String>> rawColumns(UUID id) {
+    return Optional.empty();
+  }
 
   /**
    * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, quarantine

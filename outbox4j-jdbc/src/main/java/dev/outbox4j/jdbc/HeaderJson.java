@@ -11,7 +11,8 @@ import java.util.Map;
  *
  * <p>Why our own thirty lines instead of a JSON library: the format is one flat object of strings, the stores must
  * not drag a JSON dependency (and its version conflicts) into users' class paths, and the decoder must be strict so a
- * malformed row written by another application fails loudly instead of losing headers.
+ * malformed row written by another application is refused (and the row quarantined as unreadable, see
+ * {@link OutboxRows#read}) instead of being sent with its headers lost.
  *
  * <p>Stateless and thread-safe.
  */

@@ -69,6 +69,16 @@ import org.jspecify.annotations.Nullable;
  * the store keeps, writing nothing per claim (see {@code SessionClaims} and {@code docs/stores.md}); close such a store
  * after its relays.
  *
+ * <h2>Rows it cannot read</h2>
+ * Another application may write a row this store cannot turn into a {@link Message} (headers that are not a JSON object
+ * of strings, a blank destination, content type, ordering key or header name). Candidates are found by columns that
+ * are always readable, so such a row is only found out when its claimed row is read: it is then quarantined as
+ * {@link QuarantineKind#UNREADABLE}, fenced by its version, and left out of the claim, so it never stops a claim and
+ * blocks only its own key (see {@link OutboxRows#read} and {@code docs/stores.md}). Under leased rows on PostgreSQL
+ * that happens just after the claim statement committed; without RETURNING, in the claim's transaction; under session
+ * locks, after the re-read, its lock released at once. {@link #findPending} and {@link #findRetryReady} do the same;
+ * {@link #find} and {@link #quarantined} show it with placeholders, and {@link #rawColumns} shows its text.
+ *
  * <h2>Fencing</h2>
  * Each claim stores a fresh token in {@code claim_token}; every claim-face mutation is
  * {@code ... WHERE id = ? AND claim_token = ?}, so a relay whose claim was taken over (or cancelled by an entry-face
@@ -155,7 +165,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
     this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
-        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows::entry, table,
+        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows, table,
             names.qualified("outbox_claim"))
         : null;
   }
@@ -394,7 +404,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       claim.setInt(next + 3, limit);
       dialect.setUuid(claim, next + 4, token);
       dialect.setInstant(claim, next + 5, leaseUntil);
-      return readAll(claim);
+      // Committed with the statement (auto-commit): a row that cannot be read is quarantined right after, so it never
+      // stops the claim; should this process die in between, its lease passes and the next claim does it.
+      return rows.quarantineUnreadable(connection, readRows(claim));
     }
   }
 
@@ -411,7 +423,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       dialect.setInstant(lock, next, now);
       dialect.setInstant(lock, next + 1, now);
       lock.setInt(next + 2, limit);
-      picked = readAll(lock);
+      picked = rows.quarantineUnreadable(connection, readRows(lock)); // locked: quarantined in this transaction
     }
     if (picked.isEmpty()) {
       return picked;
@@ -690,6 +702,24 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     });
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Any row of the outbox table, readable or not, by its id; timestamps as the driver renders them.
+   */
+  @Override
+  public Optional<Map<String, @Nullable String>> rawColumns(UUID id) {
+    return autoCommit("rawColumns", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE id = ?")) {
+        dialect.setUuid(select, 1, id);
+        try (ResultSet row = select.executeQuery()) {
+          return row.next() ? Optional.of(OutboxRows.raw(row)) : Optional.empty();
+        }
+      }
+    });
+  }
+
   @Override
   public boolean requeue(UUID id, Instant now) {
     return autoCommit("requeue", c -> {
@@ -877,7 +907,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
           + " WHERE status = 'PENDING' ORDER BY seq LIMIT ?")) {
         select.setInt(1, max);
-        return readAll(select);
+        return rows.quarantineUnreadable(c, readRows(select));
       }
     });
   }
@@ -893,7 +923,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           + " WHERE status = 'FAILED' AND available_at <= ? ORDER BY seq LIMIT ?")) {
         dialect.setInstant(select, 1, now);
         select.setInt(2, max);
-        return readAll(select);
+        return rows.quarantineUnreadable(c, readRows(select));
       }
     });
   }
@@ -1040,6 +1070,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return conflict;
   }
 
+  /** @return the entries read, an unreadable row's with its placeholders (see {@link OutboxRows#read}) */
   private List<OutboxEntry> readAll(PreparedStatement statement) throws SQLException {
     List<OutboxEntry> entries = new ArrayList<>();
     try (ResultSet result = statement.executeQuery()) {
@@ -1048,6 +1079,16 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       }
     }
     return entries;
+  }
+
+  private List<OutboxRows.Read> readRows(PreparedStatement statement) throws SQLException {
+    List<OutboxRows.Read> read = new ArrayList<>();
+    try (ResultSet result = statement.executeQuery()) {
+      while (result.next()) {
+        read.add(rows.read(result));
+      }
+    }
+    return read;
   }
 
   private void bindIds(PreparedStatement statement, int first, List<UUID> ids) throws SQLException {

@@ -3,11 +3,17 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.EntryStatus;
 import dev.outbox4j.Message;
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.OutboxException;
 import dev.outbox4j.QuarantineKind;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.StringJoiner;
 import org.jspecify.annotations.Nullable;
@@ -78,23 +84,125 @@ final class OutboxRows {
   }
 
   /**
+   * A row as read: its entry, and, when some of its columns break the format (it was written by another application),
+   * why, naming the columns. The entry of an unreadable row carries placeholders for the unreadable parts (see
+   * {@link #UNREADABLE_NAME}), so it can be listed and acted on, never sent.
+   *
+   * @param entry the entry
+   * @param unreadable the problems, for the quarantine reason, or {@code null} when the row is readable
+   */
+  record Read(OutboxEntry entry, @Nullable String unreadable) {
+    Read {
+      Objects.requireNonNull(entry, "entry");
+    }
+
+    boolean readable() {
+      return unreadable == null;
+    }
+  }
+
+  /** Stands for an unreadable destination or content type in the entry of an unreadable row. */
+  static final String UNREADABLE_NAME = "(unreadable)";
+  /** Longest excerpt of a bad column's text in a quarantine reason. */
+  private static final int EXCERPT = 200;
+
+  /**
    * Reads the entry on the current row of a result set whose columns are exactly {@link #columns}, in that order: by
    * position, since looking 21 labels up for every row cost more than converting the values.
+   *
+   * <p>Never fails on a row's contents that another application could have written badly: a blank destination,
+   * ordering key, content type or header name, or headers that are not a JSON object of strings, make the row
+   * unreadable ({@link Read#unreadable()}) and are replaced in its entry: the destination and content type by
+   * {@link #UNREADABLE_NAME}, a blank key by none, unreadable headers by none. The raw text stays in the row.
    */
-  OutboxEntry entry(ResultSet row) throws SQLException {
+  Read read(ResultSet row) throws SQLException {
     byte[] payload = row.getBytes(6);
+    List<String> problems = new ArrayList<>();
+    String destination = name(row.getString(3), "destination", problems);
+    String key = row.getString(4);
+    if (key != null && key.isBlank()) {
+      problems.add("column ordering_key is blank");
+      key = null;
+    }
+    String contentType = name(row.getString(7), "content_type", problems);
+    Map<String, String> headers = headers(row.getString(8), problems);
     Message message = Message.builder()
         .withId(dialect.getUuid(row, 1))
-        .withDestination(row.getString(3))
-        .withOrderingKey(row.getString(4))
+        .withDestination(destination)
+        .withOrderingKey(key)
         .withPayload(payload == null ? new byte[0] : payload)
-        .withContentType(row.getString(7))
-        .withHeaders(HeaderJson.decode(row.getString(8)))
+        .withContentType(contentType)
+        .withHeaders(headers)
         .withNotBefore(dialect.getInstant(row, 9))
         .build();
-    return new OutboxEntry(message, row.getLong(2), EntryStatus.valueOf(row.getString(10)), row.getInt(11),
-        row.getString(12), row.getString(13), required(row, 14), required(row, 15), dialect.getInstant(row, 16),
-        row.getString(17), row.getLong(20), kind(row.getString(21)));
+    OutboxEntry entry = new OutboxEntry(message, row.getLong(2), EntryStatus.valueOf(row.getString(10)),
+        row.getInt(11), row.getString(12), row.getString(13), required(row, 14), required(row, 15),
+        dialect.getInstant(row, 16), row.getString(17), row.getLong(20), kind(row.getString(21)));
+    return new Read(entry, problems.isEmpty() ? null : "unreadable row: " + String.join("; ", problems));
+  }
+
+  /** As {@link #read}, for callers that only meet rows already known readable or that show placeholders as they are. */
+  OutboxEntry entry(ResultSet row) throws SQLException {
+    return read(row).entry();
+  }
+
+  private static String name(@Nullable String value, String column, List<String> problems) {
+    if (value == null) {
+      problems.add("column " + column + " is NULL");
+      return UNREADABLE_NAME;
+    }
+    if (value.isBlank()) {
+      problems.add("column " + column + " is blank");
+      return UNREADABLE_NAME;
+    }
+    if (value.length() > Message.MAX_NAME_LENGTH) {
+      problems.add("column " + column + " is longer than " + Message.MAX_NAME_LENGTH + " characters");
+      return UNREADABLE_NAME;
+    }
+    return value;
+  }
+
+  private static Map<String, String> headers(@Nullable String json, List<String> problems) {
+    if (json == null) {
+      problems.add("column headers is NULL");
+      return Map.of();
+    }
+    Map<String, String> headers;
+    try {
+      headers = HeaderJson.decode(json);
+    } catch (OutboxException e) {
+      problems.add("column headers is not a JSON object of strings: " + excerpt(json));
+      return Map.of();
+    }
+    for (String name : headers.keySet()) {
+      if (name.isBlank() || name.length() > Message.MAX_NAME_LENGTH) {
+        problems.add("column headers has a " + (name.isBlank() ? "blank" : "too long") + " header name: "
+            + excerpt(json));
+        return Map.of();
+      }
+    }
+    return headers;
+  }
+
+  private static String excerpt(String text) {
+    return text.length() <= EXCERPT ? text : text.substring(0, EXCERPT) + "...";
+  }
+
+  /**
+   * Reads every column of the current row but the payload as text (the payload as its size), for
+   * {@link JdbcOutboxStore#rawColumns}.
+   */
+  static Map<String, @Nullable String> raw(ResultSet row) throws SQLException {
+    Map<String, @Nullable String> raw = new LinkedHashMap<>();
+    for (int i = 0; i < COLUMNS.length; i++) {
+      if (COLUMNS[i].equals("payload")) {
+        byte[] payload = row.getBytes(i + 1);
+        raw.put("payload", payload == null ? null : payload.length + " bytes (not shown)");
+      } else {
+        raw.put(COLUMNS[i], row.getString(i + 1));
+      }
+    }
+    return Collections.unmodifiableMap(raw);
   }
 
   private Instant required(ResultSet row, int column) throws SQLException {
@@ -105,8 +213,56 @@ final class OutboxRows {
     return value;
   }
 
+  /** @return the stored kind, or {@code null} for none or for a name this version does not know */
   private static @Nullable QuarantineKind kind(@Nullable String stored) {
-    return stored == null ? null : QuarantineKind.valueOf(stored);
+    if (stored == null) {
+      return null;
+    }
+    try {
+      return QuarantineKind.valueOf(stored);
+    } catch (IllegalArgumentException unknown) {
+      return null;
+    }
+  }
+
+  /**
+   * The statement that quarantines an unreadable row met by a claim or an entry-face read, as
+   * {@link QuarantineKind#UNREADABLE}: it counts no attempt (nothing was sent) and clears any claim. Fenced by the
+   * version read and by the row still waiting, so it never overwrites a change made since. Parameters: the reason, the
+   * {@code seq}, the version.
+   */
+  String quarantineUnreadable() {
+    return "UPDATE " + dialect.byPrimaryKey(table) + " SET status = 'QUARANTINED', quarantine_kind = '"
+        + QuarantineKind.UNREADABLE.name() + "', quarantine_reason = ?, claim_token = NULL, lease_until = NULL,"
+        + " version = version + 1 WHERE seq = ? AND version = ? AND status IN ('PENDING', 'FAILED')";
+  }
+
+  /**
+   * Quarantines the unreadable rows among {@code read} in one JDBC batch on {@code connection} (in its transaction,
+   * or each in auto-commit) and returns the readable entries, in their order.
+   */
+  List<OutboxEntry> quarantineUnreadable(java.sql.Connection connection, List<Read> read) throws SQLException {
+    List<OutboxEntry> readable = new ArrayList<>(read.size());
+    List<Read> unreadable = new ArrayList<>();
+    for (Read row : read) {
+      if (row.readable()) {
+        readable.add(row.entry());
+      } else {
+        unreadable.add(row);
+      }
+    }
+    if (!unreadable.isEmpty()) {
+      try (PreparedStatement quarantine = connection.prepareStatement(quarantineUnreadable())) {
+        for (Read row : unreadable) {
+          quarantine.setString(1, clip(row.unreadable()));
+          quarantine.setLong(2, row.entry().sequence());
+          quarantine.setLong(3, row.entry().version());
+          quarantine.addBatch();
+        }
+        quarantine.executeBatch();
+      }
+    }
+    return readable;
   }
 
   static @Nullable String clip(@Nullable String text) {

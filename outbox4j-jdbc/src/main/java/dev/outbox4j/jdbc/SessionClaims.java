@@ -81,11 +81,6 @@ final class SessionClaims implements AutoCloseable {
     List<Long> read(Connection connection, int max, Instant now) throws SQLException;
   }
 
-  /** The store's row mapping. */
-  interface Rows {
-    OutboxEntry entry(ResultSet row) throws SQLException;
-  }
-
   /** Binds the parameters of a SET clause from index 1; returns the next free index. */
   interface Binder {
     int bind(PreparedStatement statement) throws SQLException;
@@ -131,7 +126,7 @@ final class SessionClaims implements AutoCloseable {
   private final String window;
   private final String claimable;
   private final Heads heads;
-  private final Rows rows;
+  private final OutboxRows rows;
   private final String table;
   private final String claimTable;
   private final String columns;
@@ -143,7 +138,7 @@ final class SessionClaims implements AutoCloseable {
   private boolean headsFirst;
 
   /** @param heads the store's heads-and-unkeyed read */
-  SessionClaims(Connector connector, Heads heads, Rows rows, String table, String claimTable) {
+  SessionClaims(Connector connector, Heads heads, OutboxRows rows, String table, String claimTable) {
     this.claimTable = claimTable;
     this.connector = connector;
     this.window = ClaimSql.waitingInSeqOrder(table, "");
@@ -207,8 +202,9 @@ final class SessionClaims implements AutoCloseable {
     for (long seq : locked.subList(0, reused)) { // handed out again: no longer part of the batch that had them
       forgetFromBatch(s, s.held.get(seq).token(), seq);
     }
-    List<OutboxEntry> reread = rereadUnlockingRejects(s.connection, locked, s.toRelease, token, leaseUntil, now);
+    List<OutboxRows.Read> read = rereadUnlockingRejects(s.connection, locked, s.toRelease, token, leaseUntil, now);
     s.toRelease.clear();
+    List<OutboxEntry> reread = quarantineUnreadable(s, token, read);
     for (OutboxEntry entry : reread) {
       kept.add(entry.sequence());
       s.held.put(entry.sequence(), new Held(token, leaseUntil, entry.version()));
@@ -364,7 +360,7 @@ final class SessionClaims implements AutoCloseable {
    * Reads the locked entries with a fresh snapshot; those no longer waiting and ready are unlocked by the same
    * statement (the {@code CASE} makes the unlock run only for them) and not returned.
    */
-  private List<OutboxEntry> rereadUnlockingRejects(Connection connection, List<Long> locked, List<Long> toRelease,
+  private List<OutboxRows.Read> rereadUnlockingRejects(Connection connection, List<Long> locked, List<Long> toRelease,
       UUID token, Instant leaseUntil, Instant now) throws SQLException {
     // "kept" is read once with this statement's fresh snapshot; the batch row lists exactly those entries and is
     // committed with the statement, before anything is sent, without waiting for the WAL flush (this transaction
@@ -384,7 +380,7 @@ final class SessionClaims implements AutoCloseable {
         + " WHERE CASE WHEN o.seq IS NULL THEN NOT pg_advisory_unlock(?, " + lockKey("l.seq") + ") ELSE false END"
         + " UNION ALL SELECT " + columns + " FROM unnest(?::bigint[]) AS r(seq) LEFT JOIN " + table + " o ON false"
         + " WHERE NOT pg_advisory_unlock(?, " + lockKey("r.seq") + ")";
-    List<OutboxEntry> entries = new ArrayList<>();
+    List<OutboxRows.Read> entries = new ArrayList<>();
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setArray(1, seqs(connection, locked));
       statement.setObject(2, utc(now));
@@ -398,11 +394,34 @@ final class SessionClaims implements AutoCloseable {
       statement.setInt(10, namespace);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
-          entries.add(rows.entry(result));
+          entries.add(rows.read(result));
         }
       }
     }
     return entries;
+  }
+
+  /**
+   * Quarantines the rows of a fresh batch that cannot be read (so they never stop a claim), takes them out of the
+   * batch's row in the claim table and releases their locks, each step committed before the next.
+   *
+   * @return the readable entries, in their order
+   */
+  private List<OutboxEntry> quarantineUnreadable(Session s, UUID token, List<OutboxRows.Read> read)
+      throws SQLException {
+    List<Long> unreadable = read.stream().filter(r -> !r.readable()).map(r -> r.entry().sequence()).toList();
+    if (unreadable.isEmpty()) {
+      return read.stream().map(OutboxRows.Read::entry).toList();
+    }
+    List<OutboxEntry> readable = rows.quarantineUnreadable(s.connection, read);
+    try (PreparedStatement trim = s.connection.prepareStatement("UPDATE " + claimTable
+        + " SET seqs = ARRAY(SELECT x FROM unnest(seqs) AS x WHERE x <> ALL(?)) WHERE token = ?")) {
+      trim.setArray(1, seqs(s.connection, unreadable));
+      trim.setObject(2, token);
+      trim.executeUpdate();
+    }
+    release(s, unreadable);
+    return readable;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.OutboxStoreContract;
+import dev.outbox4j.testkit.PlainSqlRow;
 import java.time.Clock;
 
 /** The store contract on H2. */
@@ -10,5 +11,11 @@ class H2OutboxStoreTest extends OutboxStoreContract {
   @Override
   protected OutboxStore newStore(Clock clock, Retention retention) {
     return TestDatabase.H2.emptyStore("h2store_", clock, retention);
+  }
+
+  @Override
+  protected boolean insertWithPlainSql(PlainSqlRow row) {
+    TestDatabase.H2.insertWithPlainSql("h2store_", row);
+    return true;
   }
 }

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.OutboxStoreContract;
+import dev.outbox4j.testkit.PlainSqlRow;
 import java.time.Clock;
 
 /** The store contract on MariaDb. */
@@ -10,5 +11,11 @@ class MariaDbOutboxStoreTest extends OutboxStoreContract {
   @Override
   protected OutboxStore newStore(Clock clock, Retention retention) {
     return TestDatabase.MARIADB.emptyStore("mystore_", clock, retention);
+  }
+
+  @Override
+  protected boolean insertWithPlainSql(PlainSqlRow row) {
+    TestDatabase.MARIADB.insertWithPlainSql("mystore_", row);
+    return true;
   }
 }

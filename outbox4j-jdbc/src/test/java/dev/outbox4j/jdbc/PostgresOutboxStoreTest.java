@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.OutboxStoreContract;
+import dev.outbox4j.testkit.PlainSqlRow;
 import java.time.Clock;
 
 /** The store contract on Postgres. */
@@ -10,5 +11,11 @@ class PostgresOutboxStoreTest extends OutboxStoreContract {
   @Override
   protected OutboxStore newStore(Clock clock, Retention retention) {
     return TestDatabase.POSTGRES.emptyStore("pgstore_", clock, retention);
+  }
+
+  @Override
+  protected boolean insertWithPlainSql(PlainSqlRow row) {
+    TestDatabase.POSTGRES.insertWithPlainSql("pgstore_", row);
+    return true;
   }
 }

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.OutboxStoreContract;
+import dev.outbox4j.testkit.PlainSqlRow;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,12 @@ class PostgresSessionClaimsStoreTest extends OutboxStoreContract {
   @Override
   protected boolean claimChangesTheEntry() {
     return false;
+  }
+
+  @Override
+  protected boolean insertWithPlainSql(PlainSqlRow row) {
+    TestDatabase.POSTGRES.insertWithPlainSql("pgsess_", row);
+    return true;
   }
 
   @AfterEach

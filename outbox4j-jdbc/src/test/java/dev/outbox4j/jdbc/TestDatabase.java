@@ -122,6 +122,34 @@ enum TestDatabase {
     JdbcOutboxStore.builder(dataSource).withTableNames(names).build().migrate();
   }
 
+  /**
+   * Writes a row into the prefix's outbox as another application would: the INSERT of docs/schema.md ("Writing an
+   * outbox row from another application"), every value bound, committed before it returns.
+   */
+  void insertWithPlainSql(String prefix, dev.outbox4j.testkit.PlainSqlRow row) {
+    String table = TableNames.withPrefix(prefix).qualified("outbox");
+    try (Connection c = pool(prefix).getConnection(); java.sql.PreparedStatement insert = c.prepareStatement(
+        "INSERT INTO " + table + " (id, destination, ordering_key, payload, content_type, headers)"
+            + " VALUES (?, ?, ?, ?, ?, ?)")) {
+      if (this == MARIADB) {
+        insert.setString(1, row.id().toString());
+      } else {
+        insert.setObject(1, row.id());
+      }
+      insert.setString(2, row.destination());
+      insert.setString(3, row.orderingKey());
+      insert.setBytes(4, row.payload());
+      insert.setString(5, row.contentType());
+      insert.setString(6, row.headers());
+      insert.executeUpdate();
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   static void truncate(DataSource dataSource, TableNames names) {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
       s.execute("DELETE FROM " + names.qualified("outbox"));

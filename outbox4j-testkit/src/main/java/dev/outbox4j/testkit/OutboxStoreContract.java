@@ -72,6 +72,17 @@ public abstract class OutboxStoreContract {
     return true;
   }
 
+  /**
+   * Writes one row the way another application would, with the plain-SQL INSERT of docs/schema.md ("Writing an outbox
+   * row from another application"), every column bound as given and nothing checked, committed before it returns.
+   * The tests of rows the store cannot read (SPEC §3a) use it.
+   *
+   * @param row the columns to write
+   * @return {@code false}, having written nothing, when the store cannot hold a row it cannot read because it keeps
+   *     typed values only (the in-memory store): the tests of unreadable rows are then skipped
+   */
+  protected abstract boolean insertWithPlainSql(PlainSqlRow row);
+
   private OutboxStore store;
 
   @BeforeEach
@@ -1063,6 +1074,161 @@ public abstract class OutboxStoreContract {
     assertThat(store.requeueAll(QuarantineSelector.all(), now(), 600)).isEqualTo(600);
     assertThat(store.stats(now()).quarantined()).isEqualTo(3);
     assertThat(store.discardAll(QuarantineSelector.all(), 10_000)).isEqualTo(3);
+  }
+
+  // ------------------------------------------------------------------------------------------ rows the store cannot read
+
+  /** Writes a row by plain SQL; skips the test for a store that cannot hold a row it cannot read. */
+  private UUID plain(PlainSqlRow row) {
+    org.junit.jupiter.api.Assumptions.assumeTrue(insertWithPlainSql(row),
+        "this store keeps typed values only and cannot hold a row it cannot read");
+    return row.id();
+  }
+
+  /** Claims and delivers until a claim comes back empty; returns the ids delivered, in claim order. */
+  private List<UUID> deliverEverythingClaimable(Instant at) {
+    List<UUID> delivered = new ArrayList<>();
+    for (int round = 0; round < 1000; round++) {
+      List<Claim> claims = store.claim(7, at, LEASE);
+      if (claims.isEmpty()) {
+        return delivered;
+      }
+      delivered.addAll(ids(claims));
+      assertThat(store.markDelivered(claims, at)).isEmpty();
+    }
+    throw new AssertionError("claims never ran dry");
+  }
+
+  private void assertQuarantinedAsUnreadable(UUID id, String... reasonParts) {
+    OutboxEntry entry = store.find(id).orElseThrow();
+    assertThat(entry.status()).as("status of %s", id).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(entry.quarantineKind()).as("kind of %s", id).isEqualTo(QuarantineKind.UNREADABLE);
+    assertThat(entry.quarantineReason()).as("reason of %s", id).startsWith("unreadable row: ").contains(reasonParts);
+    assertThat(entry.attempts()).as("attempts of %s: nothing was sent", id).isZero();
+  }
+
+  @Test
+  public final void rows_the_store_cannot_read_never_stop_a_claim_and_are_quarantined_naming_the_column() {
+    Set<UUID> readable = new HashSet<>();
+    for (int i = 0; i < 6; i++) {
+      readable.add(store.enqueue(message("orders", "K" + (i % 3))).id());
+      readable.add(store.enqueue(unkeyed("u" + i)).id());
+    }
+    UUID listHeaders = plain(PlainSqlRow.of("orders", "X1", "x1", "[1,2,3]"));
+    UUID numberHeader = plain(PlainSqlRow.of("orders", null, "x2", "{\"n\":1}"));
+    UUID blankKey = plain(PlainSqlRow.of("orders", "", "x3", "{}"));
+    UUID blankDestination = plain(PlainSqlRow.of(" ", null, "x4", "{}"));
+    UUID blankHeaderName = plain(PlainSqlRow.of("orders", "X2", "x5", "{\"\":\"v\"}"));
+    for (int i = 0; i < 6; i++) {
+      readable.add(store.enqueue(message("orders", "K" + (i % 3))).id());
+      readable.add(store.enqueue(unkeyed("v" + i)).id());
+    }
+    readable.add(plain(PlainSqlRow.of("orders", "K1", "k1", "{\"traceparent\":\"00-1\"}")));
+
+    List<UUID> delivered = deliverEverythingClaimable(now());
+
+    assertThat(delivered).containsExactlyInAnyOrderElementsOf(readable);
+    assertQuarantinedAsUnreadable(listHeaders, "column headers is not a JSON object of strings: [1,2,3]");
+    assertQuarantinedAsUnreadable(numberHeader, "column headers is not a JSON object of strings: {\"n\":1}");
+    assertQuarantinedAsUnreadable(blankKey, "column ordering_key is blank");
+    assertQuarantinedAsUnreadable(blankDestination, "column destination is blank");
+    assertQuarantinedAsUnreadable(blankHeaderName, "column headers has a blank header name");
+    assertThat(store.quarantined(QuarantineQuery.first(100))).extracting(OutboxEntry::id)
+        .containsExactly(listHeaders, numberHeader, blankKey, blankDestination, blankHeaderName);
+    assertThat(store.quarantined(QuarantineQuery.first(100))).allSatisfy(entry -> {
+      assertThat(entry.quarantineKind()).isEqualTo(QuarantineKind.UNREADABLE);
+      assertThat(entry.quarantineReason()).doesNotContain(
+          new String(entry.message().payload(), java.nio.charset.StandardCharsets.UTF_8));
+    });
+    assertThat(store.stats(now()).quarantined()).isEqualTo(5);
+    assertThat(store.stats(now()).pending()).isZero();
+  }
+
+  @Test
+  public final void a_row_the_store_cannot_read_blocks_its_own_readable_key_and_nothing_else() {
+    UUID bad = plain(PlainSqlRow.of("orders", "A", "a1", "[1,2,3]"));
+    UUID a2 = store.enqueue(message("orders", "A")).id();
+    UUID b1 = store.enqueue(message("orders", "B")).id();
+    UUID u1 = store.enqueue(unkeyed("u1")).id();
+
+    List<Claim> claims = store.claim(10, now(), LEASE);
+    assertThat(ids(claims)).containsExactly(b1, u1);
+    assertThat(store.markDelivered(claims, now())).isEmpty();
+    assertThat(store.claim(10, now().plus(LEASE), LEASE)).as("A stays blocked by its quarantined head").isEmpty();
+    OutboxEntry quarantined = store.find(bad).orElseThrow();
+    assertThat(quarantined.message().orderingKey()).contains("A");
+    assertThat(quarantined.quarantineKind()).isEqualTo(QuarantineKind.UNREADABLE);
+
+    assertThat(store.discard(bad)).isTrue();
+    assertThat(ids(store.claim(10, now().plus(LEASE), LEASE))).containsExactly(a2);
+  }
+
+  @Test
+  public final void a_requeued_row_that_is_still_unreadable_is_quarantined_again_by_the_next_claim() {
+    UUID bad = plain(PlainSqlRow.of("orders", "A", "a1", "{\"n\":1}"));
+    UUID a2 = store.enqueue(message("orders", "A")).id();
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+
+    assertThat(store.requeue(bad, now())).isTrue();
+    assertThat(store.find(bad).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+    assertQuarantinedAsUnreadable(bad, "column headers");
+
+    assertThat(store.requeueAll(QuarantineSelector.ofKind(QuarantineKind.UNREADABLE), now(), 10)).isEqualTo(1);
+    assertThat(store.claim(10, now(), LEASE)).isEmpty();
+    assertThat(store.discardAll(QuarantineSelector.ofKind(QuarantineKind.UNREADABLE), 10)).isEqualTo(1);
+    assertThat(store.find(bad)).isEmpty();
+    assertThat(ids(store.claim(10, now(), LEASE))).containsExactly(a2);
+  }
+
+  @Test
+  public final void an_unreadable_row_with_a_blank_key_blocks_no_readable_entry() {
+    UUID blankKey = plain(PlainSqlRow.of("orders", " ", "x", "{}"));
+    UUID keyed = store.enqueue(message("orders", "A")).id();
+    UUID unkeyed = store.enqueue(unkeyed("u")).id();
+
+    assertThat(ids(store.claim(10, now(), LEASE))).containsExactly(keyed, unkeyed);
+
+    OutboxEntry entry = store.find(blankKey).orElseThrow();
+    assertThat(entry.message().orderingKey()).as("a blank key is no readable key").isEmpty();
+    assertQuarantinedAsUnreadable(blankKey, "column ordering_key is blank");
+  }
+
+  @Test
+  public final void raw_columns_show_what_an_unreadable_row_holds_but_never_its_payload() {
+    UUID bad = plain(new PlainSqlRow(UUID.randomUUID(), " ", "A", "secret-payload".getBytes(
+        java.nio.charset.StandardCharsets.UTF_8), "application/json", "[1,2,3]"));
+    store.claim(10, now(), LEASE);
+
+    Map<String, String> raw = store.rawColumns(bad).orElseThrow();
+
+    assertThat(raw).containsEntry("headers", "[1,2,3]").containsEntry("destination", " ")
+        .containsEntry("ordering_key", "A").containsEntry("status", "QUARANTINED")
+        .containsEntry("quarantine_kind", "UNREADABLE").containsKeys("id", "seq", "created_at", "payload");
+    assertThat(raw.values()).noneMatch(value -> value != null && value.contains("secret-payload"));
+    assertThat(raw.get("payload")).contains("14 bytes");
+    OutboxEntry entry = store.find(bad).orElseThrow();
+    assertThat(entry.message().headers()).isEmpty();
+    assertThat(entry.quarantineReason()).contains("column destination is blank", "column headers")
+        .doesNotContain("secret-payload");
+    assertThat(store.rawColumns(UUID.randomUUID())).isEmpty();
+  }
+
+  @Test
+  public final void entry_face_reads_never_fail_on_an_unreadable_row() {
+    UUID first = store.enqueue(unkeyed("first")).id();
+    UUID bad = plain(PlainSqlRow.of("orders", "A", "bad", "[1,2,3]"));
+    UUID last = store.enqueue(unkeyed("last")).id();
+
+    assertThat(store.find(bad)).get().satisfies(entry -> {
+      assertThat(entry.id()).isEqualTo(bad);
+      assertThat(entry.message().headers()).isEmpty();
+    });
+    assertThat(store.findPending(10)).extracting(OutboxEntry::id)
+        .as("the unreadable row is left out, and quarantined as a claim would").containsExactly(first, last);
+    assertQuarantinedAsUnreadable(bad, "column headers");
+    assertThat(store.findRetryReady(now(), 10)).isEmpty();
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(bad);
   }
 
   /** Writes a message, claims it and quarantines it; call only when no other entry is claimable. */

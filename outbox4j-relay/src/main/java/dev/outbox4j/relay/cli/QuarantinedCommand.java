@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.spi.QuarantineQuery;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -11,8 +12,9 @@ import picocli.CommandLine.Option;
 
 /** {@code quarantined}: one page of the quarantined entries. */
 @Command(name = "quarantined", mixinStandardHelpOptions = true,
-    description = "List quarantined entries in sequence order: id, sequence, key, destination, attempts, reason and "
-        + "last error (never payloads).")
+    description = "List quarantined entries in sequence order: id, sequence, key, destination, attempts, kind, reason "
+        + "and last error (never payloads); under an UNREADABLE entry, the raw text of the columns that can make a row "
+        + "unreadable.")
 final class QuarantinedCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -37,19 +39,31 @@ final class QuarantinedCommand implements Callable<Integer> {
     }
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
       List<OutboxEntry> entries = access.store().quarantined(new QuarantineQuery(limit, after));
-      context.out().printf("%-36s  %8s  %-20s  %-20s  %8s  %s%n", "ID", "SEQ", "KEY", "DESTINATION", "ATTEMPTS",
-          "REASON / LAST ERROR");
+      context.out().printf("%-36s  %8s  %-20s  %-20s  %8s  %-17s  %s%n", "ID", "SEQ", "KEY", "DESTINATION",
+          "ATTEMPTS", "KIND", "REASON / LAST ERROR");
       for (OutboxEntry entry : entries) {
-        context.out().printf("%-36s  %8d  %-20s  %-20s  %8d  %s%n", entry.id(), entry.sequence(),
+        context.out().printf("%-36s  %8d  %-20s  %-20s  %8d  %-17s  %s%n", entry.id(), entry.sequence(),
             entry.message().orderingKey().orElse("-"), entry.message().destination(), entry.attempts(),
+            entry.quarantineKind() == null ? "-" : entry.quarantineKind().name(),
             oneLine(entry.quarantineReason()) + (java.util.Objects.equals(entry.quarantineReason(), entry.lastError())
-                ? "" : " / " + oneLine(entry.lastError())));
+                || entry.lastError() == null ? "" : " / " + oneLine(entry.lastError())));
+        if (entry.quarantineKind() == QuarantineKind.UNREADABLE) {
+          access.store().rawColumns(entry.id()).ifPresent(raw -> context.out().printf("%-36s  raw: %s%n", "",
+              String.join(", ", RAW_SHOWN.stream().map(column -> column + "=" + quoted(raw.get(column))).toList())));
+        }
       }
       context.out().printf("%d quarantined entr%s shown%s%n", entries.size(), entries.size() == 1 ? "y" : "ies",
           entries.size() == limit ? "; next page: --after " + entries.get(entries.size() - 1).sequence() : "");
       context.out().flush();
       return ExitCodes.OK;
     }
+  }
+
+  /** The columns another application can write so that the store cannot read the row; never the payload. */
+  private static final List<String> RAW_SHOWN = List.of("destination", "ordering_key", "content_type", "headers");
+
+  private static String quoted(@Nullable String text) {
+    return text == null ? "NULL" : "'" + oneLine(text) + "'";
   }
 
   private static String oneLine(@Nullable String text) {

@@ -195,6 +195,7 @@ public final class DashboardServer implements AutoCloseable {
       row.put("key", entry.message().orderingKey().orElse(null));
       row.put("destination", entry.message().destination());
       row.put("attempts", entry.attempts());
+      row.put("kind", entry.quarantineKind() == null ? null : entry.quarantineKind().name());
       row.put("reason", entry.quarantineReason());
       row.put("lastError", entry.lastError());
       row.put("createdAt", entry.createdAt().toString());

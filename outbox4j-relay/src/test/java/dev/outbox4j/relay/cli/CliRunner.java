@@ -15,4 +15,17 @@ public final class CliRunner {
     }
     return run.code();
   }
+
+  /**
+   * @param args the command line
+   * @return what the command printed on standard output
+   * @throws AssertionError if it exited with a code other than 0
+   */
+  public static String output(String... args) {
+    CliRun run = CliRun.of(args);
+    if (run.code() != 0) {
+      throw new AssertionError("exit code " + run.code() + ": " + run.err());
+    }
+    return run.out();
+  }
 }

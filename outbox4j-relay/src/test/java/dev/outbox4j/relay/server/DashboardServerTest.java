@@ -80,7 +80,8 @@ class DashboardServerTest {
       OutboxEntry entry = quarantined(runtime.store());
       String list = Http.get(runtime.baseUrl() + "/api/quarantined").body();
       assertThat(list).contains(entry.id().toString(), "\"key\":\"k-1\"", "\"destination\":\"unrouted\"",
-          "\"attempts\":1", "no transport is configured for destination 'unrouted'");
+          "\"attempts\":1", "\"kind\":\"PERMANENT_FAILURE\"",
+          "no transport is configured for destination 'unrouted'");
       assertThat(list).doesNotContain("payload");
     }
     try (RelayRuntime runtime = RelayRuntime.start(showingPayloads(config("jdbc:h2:file:" + dir.resolve("db"),
