@@ -21,6 +21,8 @@ import java.util.function.Supplier;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
+ *   <li><b>Nothing sent, nothing charged.</b> A delivery the relay gave up on before its send began (it waited in the
+ *       executor's queue past its cutoff or deadline) is handed back at once ({@link OutboxStore#release}), uncharged.
  *   <li><b>Only a confirmation retires an entry</b>, and confirmations are recorded first, in one store call per wave:
  *       they are the outcomes whose loss costs a duplicate delivery. Nothing recorded after them can undo them.
  *   <li><b>Each other outcome on its own.</b> A failure while recording one entry's failure (a value the store cannot
@@ -71,9 +73,12 @@ final class OutcomeRecorder {
   RelayResult recordWave(List<Delivery> answered, PassOutcomes outcomes) {
     List<Delivery> confirmed = new ArrayList<>();
     List<Delivery> permanent = new ArrayList<>();
+    List<Delivery> unsent = new ArrayList<>();
     for (Delivery delivery : answered) {
       DeliveryOutcome outcome = AnswerCollector.outcomeOf(delivery);
-      if (outcome instanceof DeliveryOutcome.Delivered) {
+      if (delivery.notSent()) {
+        unsent.add(delivery);
+      } else if (outcome instanceof DeliveryOutcome.Delivered) {
         confirmed.add(delivery);
       } else if (outcome instanceof DeliveryOutcome.Permanent) {
         permanent.add(delivery);
@@ -83,6 +88,9 @@ final class OutcomeRecorder {
     }
     outcomes.confirmed += confirmed.size();
     RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
+    if (!unsent.isEmpty()) {
+      result = result.plus(handBack(unsent));
+    }
     for (Delivery delivery : permanent) {
       DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
       result = result.plus(isolated(outcomes, delivery.claim,
@@ -139,6 +147,31 @@ final class OutcomeRecorder {
       }
     }
     return new RelayResult(0, 0, claims.size() - lostClaims.size(), 0, 0, 0, lostClaims.size());
+  }
+
+  /**
+   * Hands back deliveries the relay gave up on before their send began ({@link OutboxStore#release}): nothing was sent,
+   * so no attempt is charged and no late copy can land; the entries are claimable again at once.
+   *
+   * @return the counts: they were dispatched but not attempted after all (a negative correction of {@code attempted}),
+   *     plus the claims lost
+   */
+  private RelayResult handBack(List<Delivery> unsent) {
+    List<Claim> claims = new ArrayList<>(unsent.size());
+    for (Delivery delivery : unsent) {
+      claims.add(delivery.claim);
+    }
+    List<Claim> lost = List.of();
+    try {
+      lost = store.release(claims);
+    } catch (RuntimeException e) {
+      RelayLog.LOGGER.log(System.Logger.Level.WARNING, "could not hand back " + claims.size()
+          + " entries never sent; they are claimable again when their lease ends: " + RelayLog.describe(e));
+    }
+    for (Claim claim : lost) {
+      events.emit(l -> l.onClaimLost(claim.entry()));
+    }
+    return new RelayResult(0, -claims.size(), 0, 0, 0, 0, lost.size());
   }
 
   private RelayResult postpone(Delivery delivery, DeliveryOutcome.Retryable outcome, Duration postponement) {
@@ -211,7 +244,11 @@ final class OutcomeRecorder {
 
   /** @return {@code next}, or later: not before any copy of the delivery's send can have landed */
   private Instant notBeforeLateCopies(Delivery delivery, Instant next) {
-    Instant landed = delivery.sendStartedAt.plus(settings.maxAnswerTime());
+    Instant started = delivery.sendStartedAt;
+    if (started == null) {
+      return next; // never sent: no copy can land
+    }
+    Instant landed = started.plus(settings.maxAnswerTime());
     return next.isBefore(landed) ? landed : next;
   }
 
