@@ -281,15 +281,18 @@ public interface OutboxStore {
    *       {@link EntryNotFoundException} is thrown: the message is never delivered a second time.
    * </ul>
    *
-   * A stored delivered entry may not be changed back to another status. A quarantined entry saved without a kind gets
-   * {@link QuarantineKind#OPERATOR}.
+   * A stored delivered entry may not be changed back to another status, nor may an entry that waits for an operator
+   * leave that state through {@code save} (a quarantined one stays quarantined, a parked one stays parked or becomes
+   * quarantined): only {@link #requeue} and {@link #discard} put them back in line or remove them. A quarantined entry
+   * saved without a kind gets {@link QuarantineKind#OPERATOR}.
    *
    * @param entry the state to store
    * @return the stored entry, with its new version
    * @throws OptimisticConflictException if the stored version differs from the entry's, including a version-0 entry
    *     whose id exists
    * @throws EntryNotFoundException if the entry's version is not 0 and its row is gone
-   * @throws EntryTransitionException if the stored entry is delivered and the saved one is not
+   * @throws EntryTransitionException if the stored entry is delivered and the saved one is not, or the stored entry is
+   *     quarantined or parked and the saved one would leave that state (other than parked to quarantined)
    * @throws MessageRejectedException if the message breaks the store's limits
    */
   OutboxEntry save(OutboxEntry entry);

@@ -789,6 +789,32 @@ public abstract class OutboxStoreContract {
   }
 
   @Test
+  public final void save_never_moves_a_parked_or_quarantined_entry_out_of_its_state_only_requeue_and_discard_do() {
+    OutboxEntry parked = store.markFailed(store.enqueue(message("p", "P")), "no retry", null);
+    store.enqueue(message("q", "Q"));
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));
+    OutboxEntry quarantined = store.quarantined(QuarantineQuery.first(10)).stream()
+        .filter(e -> e.status() == EntryStatus.QUARANTINED).findFirst().orElseThrow();
+
+    for (EntryStatus leaving : List.of(EntryStatus.PENDING, EntryStatus.FAILED, EntryStatus.DELIVERED)) {
+      assertThatThrownBy(() -> store.save(parked.withStatus(leaving)))
+          .as("parked saved as %s", leaving).isInstanceOf(EntryTransitionException.class);
+      assertThatThrownBy(() -> store.save(quarantined.withStatus(leaving)))
+          .as("quarantined saved as %s", leaving).isInstanceOf(EntryTransitionException.class);
+    }
+    assertThatThrownBy(() -> store.save(quarantined.withStatus(EntryStatus.PARKED)))
+        .isInstanceOf(EntryTransitionException.class);
+
+    assertThat(store.find(parked.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.find(quarantined.id()).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.claim(10, now().plus(Duration.ofDays(1)), LEASE)).isEmpty();
+    assertThat(store.save(quarantined.withAttempts(7, "noted")).attempts()).as("staying quarantined is a save")
+        .isEqualTo(7);
+    assertThat(store.save(store.find(parked.id()).orElseThrow().withStatus(EntryStatus.QUARANTINED)).status())
+        .isEqualTo(EntryStatus.QUARANTINED);
+  }
+
+  @Test
   public final void save_never_brings_back_a_discarded_or_purged_entry() {
     OutboxEntry discarded = store.enqueue(unkeyed("discarded"));
     store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));
