@@ -33,7 +33,11 @@ import java.util.function.Supplier;
  *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up.
  *   <li><b>A late copy never overtakes.</b> A retryable failure (a timeout above all) may leave a copy of the send on
  *       its way until the transport's {@code maxAnswerTime} after the send began; the entry is not claimable before
- *       then, so nobody can send the key's next message ahead of that copy.
+ *       then, so nobody can send the key's next message ahead of that copy. A quarantine passes the same bound to the
+ *       store, which keeps it through the operator's requeue or discard.
+ *   <li><b>The retry budget counts from the first charged failure</b> ({@link OutboxEntry#firstFailedAt()}), not from
+ *       when the entry became deliverable: an entry that waited through an outage, or for a relay, still gets its whole
+ *       budget.
  *   <li><b>Delays are capped.</b> A delay the other side asks for ({@code Retry-After}) is honoured up to the retry
  *       policy's cap, so a huge value can neither overflow a timestamp nor park an entry for years.
  * </ul>
@@ -94,7 +98,7 @@ final class OutcomeRecorder {
     for (Delivery delivery : permanent) {
       DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
       result = result.plus(isolated(outcomes, delivery.claim,
-          () -> quarantine(delivery.claim,
+          () -> quarantine(delivery,
               QuarantineReason.permanentFailure(truncate("permanent failure: " + outcome.reason())))));
     }
     return result;
@@ -192,11 +196,14 @@ final class OutcomeRecorder {
     RetryPolicy policy = settings.retryPolicy();
     Instant now = settings.clock().instant();
     int attempts = entry.attempts() + 1;
-    Duration failingFor = Duration.between(deliverableSince(entry), now);
+    // The budget counts from the first charged failure: this one, when the entry has none recorded.
+    Instant firstFailed = entry.firstFailedAt();
+    Duration failingFor = firstFailed == null || firstFailed.isAfter(now) ? Duration.ZERO
+        : Duration.between(firstFailed, now);
     if (policy.givesUp(attempts, failingFor)) {
       String reason = truncate("gave up after " + attempts + " attempts, failing for " + failingFor.withNanos(0)
           + " (retry policy " + policy + "): " + outcome.reason());
-      return quarantine(claim, QuarantineReason.retriesExhausted(reason));
+      return quarantine(delivery, QuarantineReason.retriesExhausted(reason));
     }
     Duration delay = policy.delayAfter(attempts, settings.random().nextDouble());
     Duration requested = outcome.retryAfter();
@@ -216,8 +223,10 @@ final class OutcomeRecorder {
     return new RelayResult(0, 0, 0, 0, 0, 0, 1);
   }
 
-  private RelayResult quarantine(Claim claim, QuarantineReason reason) {
-    if (store.quarantine(claim, reason)) {
+  /** Quarantines the delivery's entry, keeping the bound by which a copy of its send lands through requeue and discard. */
+  private RelayResult quarantine(Delivery delivery, QuarantineReason reason) {
+    Claim claim = delivery.claim;
+    if (store.quarantine(claim, reason, notBeforeLateCopies(delivery, settings.clock().instant()))) {
       events.emit(l -> l.onQuarantined(claim.entry(), reason.text()));
       return new RelayResult(0, 0, 0, 0, 0, 1, 0);
     }
@@ -257,11 +266,6 @@ final class OutcomeRecorder {
     return outcome instanceof DeliveryOutcome.Retryable retryable
         ? retryable
         : new DeliveryOutcome.Retryable("unexpected outcome " + outcome, null);
-  }
-
-  private static Instant deliverableSince(OutboxEntry entry) {
-    Instant created = entry.createdAt();
-    return entry.message().notBefore().filter(notBefore -> notBefore.isAfter(created)).orElse(created);
   }
 
   private static String truncate(String text) {

@@ -76,7 +76,9 @@ public interface OutboxStore {
   List<Claim> markDelivered(Collection<Claim> claims, Instant now);
 
   /**
-   * Records a failed attempt: counts it, keeps the error, releases the claim and schedules the next attempt.
+   * Records a failed attempt: counts it, keeps the error, releases the claim and schedules the next attempt. The first
+   * such failure since the entry was written or requeued also records its {@linkplain OutboxEntry#firstFailedAt() first
+   * failure time} (the store's clock), from which the retry policy's time budget counts.
    *
    * @param claim the claim
    * @param error what failed (never the payload); truncated to the store's column width
@@ -111,14 +113,33 @@ public interface OutboxStore {
   List<Claim> release(Collection<Claim> claims);
 
   /**
-   * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
-   * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
+   * Stops retrying an entry, as {@link #quarantine(Claim, QuarantineReason, Instant)} with no bound beyond the entry's
+   * current available time: for a quarantine whose last send has certainly ended.
    *
    * @param claim the claim
    * @param reason why the entry is quarantined; its text is truncated to the store's column width
    * @return {@code false} when the claim was lost and nothing changed
    */
-  boolean quarantine(Claim claim, QuarantineReason reason);
+  default boolean quarantine(Claim claim, QuarantineReason reason) {
+    return quarantine(claim, reason, claim.entry().availableAt());
+  }
+
+  /**
+   * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
+   * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
+   *
+   * <p>A copy of the entry's last send may still land until {@code lateCopiesLandBy} (a send that timed out: its start
+   * plus the transport's {@code maxAnswerTime}). The store keeps that bound as the entry's available time (when it is
+   * later than the current one), so that it survives the operator's way out: {@link #requeue} does not make the entry
+   * claimable before it, and {@link #discard} passes it on to the key's next undelivered entry, which becomes claimable
+   * no earlier.
+   *
+   * @param claim the claim
+   * @param reason why the entry is quarantined; its text is truncated to the store's column width
+   * @param lateCopiesLandBy when any copy of the entry's last send has certainly landed or failed
+   * @return {@code false} when the claim was lost and nothing changed
+   */
+  boolean quarantine(Claim claim, QuarantineReason reason, Instant lateCopiesLandBy);
 
   /**
    * Lists the entries waiting for an operator (quarantined and parked) in sequence order, one page at a time.
@@ -129,8 +150,10 @@ public interface OutboxStore {
   List<OutboxEntry> quarantined(QuarantineQuery query);
 
   /**
-   * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, quarantine
-   * reason cleared (the last error is kept), available at {@code now}.
+   * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, first
+   * failure and quarantine reason cleared (the last error is kept), available at {@code now}, or at its stored available
+   * time when that is later (the bound by which a copy of its last send lands, see
+   * {@link #quarantine(Claim, QuarantineReason, Instant)}, or a not-before time it had not reached).
    *
    * @param id the entry id
    * @param now the time from which it is available
@@ -139,7 +162,9 @@ public interface OutboxStore {
   boolean requeue(UUID id, Instant now);
 
   /**
-   * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key.
+   * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key. Its stored
+   * available time, when later, becomes the available time of the key's next undelivered entry: a copy of the discarded
+   * entry's last send may still land until then, and the key's next message must not overtake it.
    *
    * @param id the entry id
    * @return {@code false} if no quarantined or parked entry has that id
@@ -235,7 +260,8 @@ public interface OutboxStore {
   OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result);
 
   /**
-   * Records a failed attempt of a pending or failed entry: counts it and keeps the error.
+   * Records a failed attempt of a pending or failed entry: counts it, keeps the error and, on its first failure since it
+   * was written or requeued, records its {@linkplain OutboxEntry#firstFailedAt() first failure time} (the store's clock).
    *
    * <p>With a next-retry time the entry becomes {@link EntryStatus#FAILED} ("retryable failed"): retry-ready, and
    * claimable, at that time. Without one it becomes {@link EntryStatus#PARKED} ("failed"): never retry-ready nor

@@ -1016,6 +1016,50 @@ public abstract class RelayContract {
     assertThat(store.find(next).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
   }
 
+  @Test
+  public final void the_retry_budget_counts_from_the_first_failure_not_from_when_the_entry_became_deliverable() {
+    UUID old = write("A", "old");
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.retryable("422 from the schema registry")))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofMinutes(1)).withCap(Duration.ofMinutes(1))
+            .withGiveUpAfter(Duration.ofMinutes(10)).build())
+        .build();
+    clock.advance(Duration.ofHours(1)); // the entry waited an hour for a relay (an outage, a restart)
+    Instant firstFailure = clock.instant();
+
+    RelayResult first = relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    RelayResult second = relay.flush();
+
+    assertThat(first.failed()).isEqualTo(1);
+    assertThat(second.failed()).as("its budget was not spent before its first failure").isEqualTo(1);
+    assertThat(second.quarantined()).isZero();
+    OutboxEntry entry = store.find(old).orElseThrow();
+    assertThat(entry.status()).isEqualTo(EntryStatus.FAILED);
+    assertThat(entry.firstFailedAt()).isEqualTo(firstFailure);
+  }
+
+  @Test
+  public final void after_a_requeue_the_reason_counts_failing_for_from_the_new_first_failure() {
+    UUID poison = write("A", "poison");
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.retryable("422 from the schema registry")))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofMinutes(1)).withCap(Duration.ofMinutes(1))
+            .withMaxAttempts(2).build())
+        .build();
+    relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(relay.flush().quarantined()).isEqualTo(1);
+    clock.advance(Duration.ofDays(1)); // a day in quarantine
+    assertThat(store.requeue(poison, clock.instant())).isTrue();
+    assertThat(store.find(poison).orElseThrow().firstFailedAt()).as("cleared by requeue").isNull();
+
+    relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    RelayResult result = relay.flush();
+
+    assertThat(result.quarantined()).isEqualTo(1);
+    assertThat(store.find(poison).orElseThrow().quarantineReason()).contains("failing for PT1M (");
+  }
+
   // ------------------------------------------------------------------------------------------ late copies (§2)
 
   @Test
@@ -1070,6 +1114,57 @@ public abstract class RelayContract {
     assertThat(later.delivered()).isEqualTo(2);
     assertThat(arrivals).containsExactly("K#0", "K#0", "K#1");
     assertNoLaterMessageWasOvertaken(arrivals);
+  }
+
+  @Test
+  public final void a_late_copy_bound_survives_quarantine_and_requeue() {
+    UUID head = write("K", "K#0");
+    write("K", "K#1");
+    Duration bound = Duration.ofMillis(300);
+    Instant sendStarted = clock.instant();
+    Relay relay = timingOutOnce(bound);
+
+    assertThat(relay.flush().quarantined()).as("K#0 times out and is given up at once").isEqualTo(1);
+    assertThat(store.requeue(head, clock.instant())).isTrue();
+
+    assertThat(store.claim(10, sendStarted.plus(bound).minusMillis(1), Duration.ofSeconds(30)))
+        .as("a copy of the last send may still land").isEmpty();
+    assertThat(store.claim(10, sendStarted.plus(bound), Duration.ofSeconds(30))).extracting(Claim::id)
+        .containsExactly(head);
+  }
+
+  @Test
+  public final void discarding_a_quarantined_head_keeps_its_late_copy_bound_on_the_next_entry_of_its_key() {
+    UUID head = write("K", "K#0");
+    UUID next = write("K", "K#1");
+    Duration bound = Duration.ofMillis(300);
+    Instant sendStarted = clock.instant();
+    Relay relay = timingOutOnce(bound);
+
+    assertThat(relay.flush().quarantined()).isEqualTo(1);
+    assertThat(store.discard(head)).isTrue();
+
+    assertThat(store.claim(10, sendStarted.plus(bound).minusMillis(1), Duration.ofSeconds(30)))
+        .as("K#1 must not overtake a late copy of K#0").isEmpty();
+    assertThat(store.claim(10, sendStarted.plus(bound), Duration.ofSeconds(30))).extracting(Claim::id)
+        .containsExactly(next);
+  }
+
+  /** A relay whose transport never answers within {@code bound}, and whose retry policy gives up at once. */
+  private Relay timingOutOnce(Duration bound) {
+    Transport silent = new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        return new CompletableFuture<>();
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+    return relay(silent).withDeliveryTimeout(bound).withRetryPolicy(RetryPolicy.linear().withMaxAttempts(1).build())
+        .build();
   }
 
   // ------------------------------------------------------------------------------------------ recording (§3)
