@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  *     {@link dev.outbox4j.spi.OutboxStore#save} inserts; any other version names an entry read from the store)
  * @param quarantineKind what kind of reason {@code quarantineReason} is, or {@code null} unless quarantined (and for
  *     entries quarantined before schema version 3 whose kind could not be told)
+ * @param firstFailedAt when its first charged delivery attempt failed (set by the first {@code markFailed}, kept until a
+ *     requeue), or {@code null} when no attempt failed since it was written or requeued; the retry policy's time budget
+ *     counts from it. Postponements (an outage, no attempt charged) do not set it
  */
 public record OutboxEntry(
     Message message,
@@ -42,7 +45,8 @@ public record OutboxEntry(
     @Nullable Instant deliveredAt,
     @Nullable String deliveryResult,
     long version,
-    @Nullable QuarantineKind quarantineKind) {
+    @Nullable QuarantineKind quarantineKind,
+    @Nullable Instant firstFailedAt) {
 
   /**
    * @throws NullPointerException if a required field is {@code null}
@@ -59,7 +63,21 @@ public record OutboxEntry(
   }
 
   /**
-   * An entry without a quarantine kind (every status but {@link EntryStatus#QUARANTINED}).
+   * An entry that never failed a charged attempt.
+   *
+   * @throws NullPointerException if a required field is {@code null}
+   * @throws IllegalArgumentException if attempts, sequence or version is negative
+   */
+  public OutboxEntry(Message message, long sequence, EntryStatus status, int attempts, @Nullable String lastError,
+      @Nullable String quarantineReason, Instant createdAt, Instant availableAt, @Nullable Instant deliveredAt,
+      @Nullable String deliveryResult, long version, @Nullable QuarantineKind quarantineKind) {
+    this(message, sequence, status, attempts, lastError, quarantineReason, createdAt, availableAt, deliveredAt,
+        deliveryResult, version, quarantineKind, null);
+  }
+
+  /**
+   * An entry without a quarantine kind (every status but {@link EntryStatus#QUARANTINED}) that never failed a charged
+   * attempt.
    *
    * @throws NullPointerException if a required field is {@code null}
    * @throws IllegalArgumentException if attempts, sequence or version is negative
@@ -68,7 +86,7 @@ public record OutboxEntry(
       @Nullable String quarantineReason, Instant createdAt, Instant availableAt, @Nullable Instant deliveredAt,
       @Nullable String deliveryResult, long version) {
     this(message, sequence, status, attempts, lastError, quarantineReason, createdAt, availableAt, deliveredAt,
-        deliveryResult, version, null);
+        deliveryResult, version, null, null);
   }
 
   /** @return the typed quarantine reason when the entry is quarantined with a known kind, else empty */
@@ -101,7 +119,7 @@ public record OutboxEntry(
    */
   public OutboxEntry withStatus(EntryStatus newStatus) {
     return new OutboxEntry(message, sequence, newStatus, attempts, lastError, quarantineReason, createdAt,
-        availableAt, deliveredAt, deliveryResult, version, quarantineKind);
+        availableAt, deliveredAt, deliveryResult, version, quarantineKind, firstFailedAt);
   }
 
   /**
@@ -110,7 +128,8 @@ public record OutboxEntry(
    */
   public OutboxEntry withQuarantine(@Nullable QuarantineReason reason) {
     return new OutboxEntry(message, sequence, status, attempts, lastError, reason == null ? null : reason.text(),
-        createdAt, availableAt, deliveredAt, deliveryResult, version, reason == null ? null : reason.kind());
+        createdAt, availableAt, deliveredAt, deliveryResult, version, reason == null ? null : reason.kind(),
+        firstFailedAt);
   }
 
   /**
@@ -120,7 +139,7 @@ public record OutboxEntry(
    */
   public OutboxEntry withAttempts(int newAttempts, @Nullable String newLastError) {
     return new OutboxEntry(message, sequence, status, newAttempts, newLastError, quarantineReason, createdAt,
-        availableAt, deliveredAt, deliveryResult, version, quarantineKind);
+        availableAt, deliveredAt, deliveryResult, version, quarantineKind, firstFailedAt);
   }
 
   /**
@@ -129,7 +148,16 @@ public record OutboxEntry(
    */
   public OutboxEntry withAvailableAt(Instant newAvailableAt) {
     return new OutboxEntry(message, sequence, status, attempts, lastError, quarantineReason, createdAt,
-        newAvailableAt, deliveredAt, deliveryResult, version, quarantineKind);
+        newAvailableAt, deliveredAt, deliveryResult, version, quarantineKind, firstFailedAt);
+  }
+
+  /**
+   * @param time when the first charged attempt failed for the copy, or {@code null} to clear it
+   * @return a copy with that first-failure time
+   */
+  public OutboxEntry withFirstFailedAt(@Nullable Instant time) {
+    return new OutboxEntry(message, sequence, status, attempts, lastError, quarantineReason, createdAt, availableAt,
+        deliveredAt, deliveryResult, version, quarantineKind, time);
   }
 
   /** Never includes the payload. */

@@ -175,7 +175,10 @@ public final class RelayBuilder {
 
   /**
    * @param dispatcher where {@link Transport#deliver} is called; default the relay's own thread, right for transports
-   *     that return at once. Give a pool to run a blocking transport for several keys at once.
+   *     that return at once. Give a pool to run a blocking transport for several keys at once. The relay hands it at
+   *     most {@code maxInFlight} deliveries that have not begun to run, and the thread that runs one checks the send
+   *     cutoff again right before {@code deliver}: a delivery that waited past it (or past its deadline) is not sent
+   *     but handed back to the store uncharged.
    * @return this builder
    */
   public RelayBuilder withExecutor(Executor dispatcher) {

@@ -2,11 +2,13 @@ package dev.outbox4j;
 
 /**
  * What one or more relay passes did. Every claimed entry ends in exactly one of: delivered, failed, postponed,
- * quarantined, claim lost, or not attempted ({@code claimed - attempted}: left claimed, unsent, because the pass ran out
- * of lease or shutdown gave up; its lease hands it on), or is still unanswered when shutdown gave up (left claimed).
+ * quarantined, claim lost, or not attempted ({@code claimed - attempted}: unsent, either left claimed because the pass
+ * ran out of lease or shutdown gave up, for its lease to hand on, or handed back at once, uncharged, because its send
+ * cutoff or deadline came while it waited for the relay's executor), or is still unanswered when shutdown gave up (left
+ * claimed).
  *
  * @param claimed entries claimed
- * @param attempted entries handed to the transport
+ * @param attempted entries handed to the transport (whose send began)
  * @param delivered entries confirmed by the transport and retired
  * @param failed entries that failed for a reason of their own and were charged an attempt and scheduled again
  * @param postponed entries handed back uncharged because the transport as a whole was failing (an outage)

@@ -26,6 +26,16 @@ import java.util.concurrent.TimeoutException;
  *       {@code maxAnswerTime} after the send began): the recorder keeps the entry unclaimable until then. A send
  *       starts only while that bound still ends inside the claim's lease, so that a relay that dies mid-send is covered
  *       by its lease: nobody claims the entry before any copy of the send has landed.
+ *   <li><b>The cutoff is checked where the send starts.</b> With a dispatch executor a delivery may wait in its queue
+ *       (behind a blocking transport, for instance): the thread that runs it checks the cutoff again right before
+ *       {@code Transport.deliver} and stamps the send start there, so a send never starts after its cutoff, whatever
+ *       executor runs it, and the late-copy bound counts from the real send start. A delivery whose cutoff or deadline
+ *       came while it waited is never sent: the recorder hands it back uncharged. Each delivery moves once from queued
+ *       to started or to not sent ({@link Delivery#state}), so the relay thread giving up and the executor thread
+ *       starting the send never both win.
+ *   <li><b>A bounded queue.</b> At most {@code maxInFlight} deliveries wait in the executor's queue (a second bound
+ *       beside the in-flight permits, which a delivery given up on frees while its task may still sit in the queue):
+ *       while a broker stalls a pool's threads, the queue does not grow past it.
  *   <li><b>Giving up belongs to the pass.</b> An interrupt of the thread running a pass ends that pass's wait (its
  *       unanswered deliveries stay claimed for their lease to hand on); it never spoils later passes. Only shutdown
  *       gives up on every pass at once.
@@ -39,12 +49,15 @@ final class AnswerCollector {
 
   private final RelaySettings settings;
   private final Semaphore inFlight;
+  /** Deliveries handed to the executor whose task has not begun to run: bounds the executor's queue. */
+  private final Semaphore queued;
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> shutdownGaveUp;
 
   AnswerCollector(RelaySettings settings, CompletableFuture<Void> shutdownGaveUp) {
     this.settings = settings;
     this.inFlight = new Semaphore(settings.maxInFlight());
+    this.queued = new Semaphore(settings.maxInFlight());
     this.shutdownGaveUp = shutdownGaveUp;
   }
 
@@ -92,32 +105,53 @@ final class AnswerCollector {
     // Answers must arrive while the claims still hold: a tenth of the lease is kept as a margin for recording them.
     long leaseDeadline = started + lease - lease / 10;
     // A send may start only while any copy of it lands inside the lease, and with that margin kept.
-    long lastSendStart = started + lease - Math.max(lease / 10, settings.maxAnswerTime().toNanos());
+    long lastSendStart = sendCutoff(settings, started);
     List<Delivery> deliveries = new ArrayList<>(claims.size());
     for (Claim claim : claims) {
-      if (!acquireInFlightPermit(deliveries)) {
-        break; // shutting down (or interrupted): the rest stay claimed and unsent
+      if (!acquire(inFlight, deliveries, lastSendStart)) {
+        break; // shutting down, interrupted or too late: the rest stay claimed and unsent
+      }
+      if (!acquire(queued, deliveries, lastSendStart)) {
+        inFlight.release();
+        break;
       }
       long now = System.nanoTime();
       if (now - lastSendStart >= 0) {
+        queued.release();
         inFlight.release();
         break; // too late to send inside the lease: the rest stay claimed and unsent; their leases hand them on
       }
       long own = now + settings.deliveryTimeout().toNanos();
-      Delivery delivery = new Delivery(claim, now, settings.clock().instant(),
-          own - leaseDeadline < 0 ? own : leaseDeadline);
+      Delivery delivery = new Delivery(claim, now, own - leaseDeadline < 0 ? own : leaseDeadline);
       deliveries.add(delivery);
       delivery.outcome.whenComplete((outcome, error) -> {
         delivery.answeredAt = System.nanoTime();
         inFlight.release();
       });
       try {
-        settings.executor().execute(() -> deliver(delivery));
+        settings.executor().execute(() -> {
+          queued.release();
+          deliver(delivery, lastSendStart);
+        });
       } catch (RuntimeException rejected) {
-        delivery.outcome.complete(DeliveryOutcome.retryable("dispatch rejected: " + RelayLog.describe(rejected)));
+        queued.release();
+        giveUpUnsent(delivery, "dispatch rejected: " + RelayLog.describe(rejected));
       }
     }
     return new Round(deliveries);
+  }
+
+  /**
+   * The last moment a send of a batch may start: while any copy of it lands inside the lease, with a tenth of the lease
+   * kept as a margin for recording the answers.
+   *
+   * @param settings the relay's settings
+   * @param claimStarted when the batch's claim began, on {@link System#nanoTime()}
+   * @return the cutoff, on {@link System#nanoTime()}
+   */
+  static long sendCutoff(RelaySettings settings, long claimStarted) {
+    long lease = settings.lease().toNanos();
+    return claimStarted + lease - Math.max(lease / 10, settings.maxAnswerTime().toNanos());
   }
 
   /**
@@ -160,21 +194,39 @@ final class AnswerCollector {
     }
   }
 
-  /** Gives every delivery past its deadline a timeout outcome, which also frees its in-flight permit. */
+  /**
+   * Gives every delivery past its deadline a timeout outcome, or, when its send has not begun, a not-sent one; either
+   * frees its in-flight permit.
+   */
   private void expireOverdue(List<Delivery> deliveries) {
     long now = System.nanoTime();
     for (Delivery delivery : deliveries) {
-      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0) {
+      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0
+          && !giveUpUnsent(delivery, "not sent: its deadline came while it waited for the executor")) {
         delivery.outcome.complete(DeliveryOutcome.retryable(
             "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
       }
     }
   }
 
-  private boolean acquireInFlightPermit(List<Delivery> dispatched) {
+  /** @return {@code true} if the delivery had not started and now never will: it is answered as not sent */
+  private static boolean giveUpUnsent(Delivery delivery, String reason) {
+    if (!delivery.state.compareAndSet(Delivery.QUEUED, Delivery.NOT_SENT)) {
+      return false;
+    }
+    delivery.outcome.complete(DeliveryOutcome.retryable(reason));
+    return true;
+  }
+
+  /**
+   * Waits for a permit while deliveries already dispatched may still be waited for.
+   *
+   * @return {@code false} on shutdown, interrupt, or once the send cutoff passed
+   */
+  private boolean acquire(Semaphore permits, List<Delivery> dispatched, long lastSendStart) {
     try {
-      while (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
-        if (shutdownGaveUp.isDone()) {
+      while (!permits.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+        if (shutdownGaveUp.isDone() || System.nanoTime() - lastSendStart >= 0) {
           return false;
         }
         expireOverdue(dispatched); // a full window of silent deliveries must not wait forever for a permit
@@ -186,7 +238,16 @@ final class AnswerCollector {
     }
   }
 
-  private void deliver(Delivery delivery) {
+  /** Runs on the executor: sends, unless the cutoff passed or the relay gave up while the delivery was queued. */
+  private void deliver(Delivery delivery, long lastSendStart) {
+    if (System.nanoTime() - lastSendStart >= 0) {
+      giveUpUnsent(delivery, "not sent: its send cutoff passed while it waited for the executor");
+      return;
+    }
+    delivery.sendStartedAt = settings.clock().instant();
+    if (!delivery.state.compareAndSet(Delivery.QUEUED, Delivery.STARTED)) {
+      return; // the relay gave up on it while it was queued: it is handed back unsent
+    }
     try {
       settings.transport().deliver(delivery.claim.message()).whenComplete((outcome, error) -> {
         if (error != null) {

@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  *       still its key's oldest: nothing behind it can be in the next batch. So the next batch never holds an entry that
  *       must wait for one in flight, exactly as for a second relay claiming at the same moment.
  *   <li><b>Leases.</b> The next batch's leases run from its own claim, and its sends are timed from it. A batch held
- *       too long (half its lease by the relay's clock or by elapsed time, for instance behind a slow broker) is handed
- *       back and claimed afresh instead of being sent late.
+ *       too long (half its lease, or past its send cutoff: the last moment a send can start and still land inside the
+ *       lease, as {@link AnswerCollector} judges it; by the relay's clock or by elapsed time, for instance behind a slow
+ *       broker) is handed back at once and claimed afresh instead of being sent late, or not at all while its leases
+ *       run out.
  *   <li><b>Nothing held for nobody.</b> A batch that is not sent after all (the relay stops, the transport went down,
  *       the batch grew stale) is handed back at once ({@link dev.outbox4j.spi.OutboxStore#release}): nothing was sent,
  *       so there is nothing to wait for. If even that fails, its leases hand it on.
@@ -67,15 +69,20 @@ final class ClaimAhead {
     }
   }
 
-  /** @return the batch claimed ahead, now the caller's, or {@code null}; a stale batch is handed back instead */
+  /**
+   * @return the batch claimed ahead, now the caller's, or {@code null}; a stale batch (half its lease gone, or its send
+   *     cutoff passed) is handed back at once instead
+   */
   @Nullable Batch take() {
     Batch batch = next;
     if (batch == null) {
       return null;
     }
     long lease = settings.lease().toNanos();
-    boolean fresh = System.nanoTime() - batch.started() < lease / 2
-        && Duration.between(claimedAt, settings.clock().instant()).toNanos() < lease / 2;
+    // Taken only while its sends can start and land inside the lease, and with half the lease left for the answers.
+    long usable = Math.min(lease / 2, AnswerCollector.sendCutoff(settings, 0));
+    boolean fresh = System.nanoTime() - batch.started() < usable
+        && Duration.between(claimedAt, settings.clock().instant()).toNanos() < usable;
     if (!fresh) {
       release();
       return null;

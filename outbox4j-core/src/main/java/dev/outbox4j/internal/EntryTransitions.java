@@ -50,10 +50,18 @@ public final class EntryTransitions {
   /**
    * @param stored the entry as stored
    * @param saved the state a caller saves over it
-   * @throws EntryTransitionException if a delivered entry would become anything but delivered
+   * @throws EntryTransitionException if a delivered entry would become anything but delivered, a quarantined entry
+   *     anything but quarantined, or a parked entry anything but parked or quarantined (as {@code markDeadLettered}
+   *     may): only {@code requeue} and {@code discard} leave the operator states
    */
   public static void checkSave(OutboxEntry stored, OutboxEntry saved) {
-    if (stored.status() == EntryStatus.DELIVERED && saved.status() != EntryStatus.DELIVERED) {
+    Set<EntryStatus> allowed = switch (stored.status()) {
+      case DELIVERED -> EnumSet.of(EntryStatus.DELIVERED);
+      case QUARANTINED -> EnumSet.of(EntryStatus.QUARANTINED);
+      case PARKED -> EnumSet.of(EntryStatus.PARKED, EntryStatus.QUARANTINED);
+      default -> EnumSet.allOf(EntryStatus.class);
+    };
+    if (!allowed.contains(saved.status())) {
       throw new EntryTransitionException(stored.id(), stored.status(), "save as " + saved.status());
     }
   }

@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
+ *   <li><b>Nothing sent, nothing charged.</b> A delivery the relay gave up on before its send began (it waited in the
+ *       executor's queue past its cutoff or deadline) is handed back at once ({@link OutboxStore#release}), uncharged.
  *   <li><b>Only a confirmation retires an entry</b>, and confirmations are recorded first, in one store call per wave:
  *       they are the outcomes whose loss costs a duplicate delivery. Nothing recorded after them can undo them.
  *   <li><b>Each other outcome on its own.</b> A failure while recording one entry's failure (a value the store cannot
@@ -33,7 +35,11 @@ import java.util.function.Supplier;
  *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up.
  *   <li><b>A late copy never overtakes.</b> A retryable failure (a timeout above all) may leave a copy of the send on
  *       its way until the transport's {@code maxAnswerTime} after the send began; the entry is not claimable before
- *       then, so nobody can send the key's next message ahead of that copy.
+ *       then, so nobody can send the key's next message ahead of that copy. A quarantine passes the same bound to the
+ *       store, which keeps it through the operator's requeue or discard.
+ *   <li><b>The retry budget counts from the first charged failure</b> ({@link OutboxEntry#firstFailedAt()}), not from
+ *       when the entry became deliverable: an entry that waited through an outage, or for a relay, still gets its whole
+ *       budget.
  *   <li><b>Delays are capped.</b> A delay the other side asks for ({@code Retry-After}) is honoured up to the retry
  *       policy's cap, so a huge value can neither overflow a timestamp nor park an entry for years.
  * </ul>
@@ -73,9 +79,12 @@ final class OutcomeRecorder {
   RelayResult recordWave(List<Delivery> answered, PassOutcomes outcomes) {
     List<Delivery> confirmed = new ArrayList<>();
     List<Delivery> permanent = new ArrayList<>();
+    List<Delivery> unsent = new ArrayList<>();
     for (Delivery delivery : answered) {
       DeliveryOutcome outcome = AnswerCollector.outcomeOf(delivery);
-      if (outcome instanceof DeliveryOutcome.Delivered) {
+      if (delivery.notSent()) {
+        unsent.add(delivery);
+      } else if (outcome instanceof DeliveryOutcome.Delivered) {
         confirmed.add(delivery);
       } else if (outcome instanceof DeliveryOutcome.Permanent) {
         permanent.add(delivery);
@@ -87,10 +96,13 @@ final class OutcomeRecorder {
       outcomes.confirmed.merge(delivery.claim.message().destination(), 1, Integer::sum);
     }
     RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
+    if (!unsent.isEmpty()) {
+      result = result.plus(handBack(unsent));
+    }
     for (Delivery delivery : permanent) {
       DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
       result = result.plus(isolated(outcomes, delivery.claim,
-          () -> quarantine(delivery.claim,
+          () -> quarantine(delivery,
               QuarantineReason.permanentFailure(truncate("permanent failure: " + outcome.reason())))));
     }
     return result;
@@ -167,6 +179,31 @@ final class OutcomeRecorder {
     return new RelayResult(0, 0, claims.size() - lostClaims.size(), 0, 0, 0, lostClaims.size());
   }
 
+  /**
+   * Hands back deliveries the relay gave up on before their send began ({@link OutboxStore#release}): nothing was sent,
+   * so no attempt is charged and no late copy can land; the entries are claimable again at once.
+   *
+   * @return the counts: they were dispatched but not attempted after all (a negative correction of {@code attempted}),
+   *     plus the claims lost
+   */
+  private RelayResult handBack(List<Delivery> unsent) {
+    List<Claim> claims = new ArrayList<>(unsent.size());
+    for (Delivery delivery : unsent) {
+      claims.add(delivery.claim);
+    }
+    List<Claim> lost = List.of();
+    try {
+      lost = store.release(claims);
+    } catch (RuntimeException e) {
+      RelayLog.LOGGER.log(System.Logger.Level.WARNING, "could not hand back " + claims.size()
+          + " entries never sent; they are claimable again when their lease ends: " + RelayLog.describe(e));
+    }
+    for (Claim claim : lost) {
+      events.emit(l -> l.onClaimLost(claim.entry()));
+    }
+    return new RelayResult(0, -claims.size(), 0, 0, 0, 0, lost.size());
+  }
+
   private RelayResult postpone(Delivery delivery, DeliveryOutcome.Retryable outcome, Instant until) {
     Claim claim = delivery.claim;
     Instant next = notBeforeLateCopies(delivery, until);
@@ -185,11 +222,14 @@ final class OutcomeRecorder {
     RetryPolicy policy = settings.retryPolicy();
     Instant now = settings.clock().instant();
     int attempts = entry.attempts() + 1;
-    Duration failingFor = Duration.between(deliverableSince(entry), now);
+    // The budget counts from the first charged failure: this one, when the entry has none recorded.
+    Instant firstFailed = entry.firstFailedAt();
+    Duration failingFor = firstFailed == null || firstFailed.isAfter(now) ? Duration.ZERO
+        : Duration.between(firstFailed, now);
     if (policy.givesUp(attempts, failingFor)) {
       String reason = truncate("gave up after " + attempts + " attempts, failing for " + failingFor.withNanos(0)
           + " (retry policy " + policy + "): " + outcome.reason());
-      return quarantine(claim, QuarantineReason.retriesExhausted(reason));
+      return quarantine(delivery, QuarantineReason.retriesExhausted(reason));
     }
     Duration delay = policy.delayAfter(attempts, settings.random().nextDouble());
     Duration requested = outcome.retryAfter();
@@ -209,8 +249,10 @@ final class OutcomeRecorder {
     return new RelayResult(0, 0, 0, 0, 0, 0, 1);
   }
 
-  private RelayResult quarantine(Claim claim, QuarantineReason reason) {
-    if (store.quarantine(claim, reason)) {
+  /** Quarantines the delivery's entry, keeping the bound by which a copy of its send lands through requeue and discard. */
+  private RelayResult quarantine(Delivery delivery, QuarantineReason reason) {
+    Claim claim = delivery.claim;
+    if (store.quarantine(claim, reason, notBeforeLateCopies(delivery, settings.clock().instant()))) {
       events.emit(l -> l.onQuarantined(claim.entry(), reason.text()));
       return new RelayResult(0, 0, 0, 0, 0, 1, 0);
     }
@@ -237,7 +279,11 @@ final class OutcomeRecorder {
 
   /** @return {@code next}, or later: not before any copy of the delivery's send can have landed */
   private Instant notBeforeLateCopies(Delivery delivery, Instant next) {
-    Instant landed = delivery.sendStartedAt.plus(settings.maxAnswerTime());
+    Instant started = delivery.sendStartedAt;
+    if (started == null) {
+      return next; // never sent: no copy can land
+    }
+    Instant landed = started.plus(settings.maxAnswerTime());
     return next.isBefore(landed) ? landed : next;
   }
 
@@ -246,11 +292,6 @@ final class OutcomeRecorder {
     return outcome instanceof DeliveryOutcome.Retryable retryable
         ? retryable
         : new DeliveryOutcome.Retryable("unexpected outcome " + outcome, null);
-  }
-
-  private static Instant deliverableSince(OutboxEntry entry) {
-    Instant created = entry.createdAt();
-    return entry.message().notBefore().filter(notBefore -> notBefore.isAfter(created)).orElse(created);
   }
 
   private static String truncate(String text) {

@@ -210,7 +210,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       }
       OutboxEntry e = row.entry;
       set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED, e.attempts() + 1, clip(error), null,
-          e.createdAt(), nextAttemptAt, null, null, e.version() + 1));
+          e.createdAt(), nextAttemptAt, null, null, e.version() + 1, null, firstFailure(e)));
       return true;
     }
   }
@@ -224,7 +224,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       }
       OutboxEntry e = row.entry;
       set(row, new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), clip(reason), null,
-          e.createdAt(), nextAttemptAt, null, null, e.version() + 1));
+          e.createdAt(), nextAttemptAt, null, null, e.version() + 1, null, e.firstFailedAt()));
       return true;
     }
   }
@@ -235,7 +235,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
   }
 
   @Override
-  public boolean quarantine(Claim claim, QuarantineReason reason) {
+  public boolean quarantine(Claim claim, QuarantineReason reason, Instant lateCopiesLandBy) {
     synchronized (lock) {
       Row row = fenced(claim);
       if (row == null) {
@@ -244,7 +244,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
       OutboxEntry e = row.entry;
       String text = clip(reason.text());
       set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts() + 1, text, text,
-          e.createdAt(), e.availableAt(), null, null, e.version() + 1, reason.kind()));
+          e.createdAt(), later(e.availableAt(), lateCopiesLandBy), null, null, e.version() + 1, reason.kind(),
+          e.firstFailedAt()));
       return true;
     }
   }
@@ -282,7 +283,38 @@ public final class InMemoryOutboxStore implements OutboxStore {
   private void requeue(Row row, Instant now) {
     OutboxEntry e = row.entry;
     set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.PENDING, 0, e.lastError(), null, e.createdAt(),
-        now, null, null, e.version() + 1));
+        later(now, e.availableAt()), null, null, e.version() + 1));
+  }
+
+  /**
+   * Deletes an entry that waits for an operator. Its available time may be the bound by which a copy of its last send
+   * lands: the key's next undelivered entry, its new head, becomes claimable no earlier.
+   */
+  private void discard(Row row) {
+    OutboxEntry e = row.entry;
+    remove(row);
+    String key = e.message().orderingKey().orElse(null);
+    if (key == null) {
+      return;
+    }
+    for (Row next : undelivered.tailMap(e.sequence(), false).values()) {
+      if (key.equals(next.entry.message().orderingKey().orElse(null))) {
+        if (next.entry.availableAt().isBefore(e.availableAt())) {
+          next.entry = bump(next.entry.withAvailableAt(e.availableAt()));
+        }
+        return;
+      }
+    }
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+
+  /** @return the entry's first-failure time, or now (by the store's clock) for its first charged failure */
+  private Instant firstFailure(OutboxEntry e) {
+    Instant first = e.firstFailedAt();
+    return first != null ? first : clock.instant();
   }
 
   @Override
@@ -292,7 +324,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (row == null || !row.entry.status().awaitsOperator()) {
         return false;
       }
-      remove(row);
+      discard(row);
       return true;
     }
   }
@@ -310,7 +342,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
   public int discardAll(QuarantineSelector selector, int limit) {
     synchronized (lock) {
       List<Row> rows = selected(selector, limit);
-      rows.forEach(this::remove);
+      rows.forEach(this::discard);
       return rows.size();
     }
   }
@@ -486,7 +518,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
       EntryStatus status = nextRetryAt != null ? EntryStatus.FAILED : EntryStatus.PARKED;
       Instant next = nextRetryAt != null ? nextRetryAt : e.availableAt();
       return set(row, new OutboxEntry(e.message(), e.sequence(), status, e.attempts() + 1, clip(error),
-          null, e.createdAt(), next, null, null, e.version() + 1));
+          null, e.createdAt(), next, null, null, e.version() + 1, null,
+          firstFailure(e)));
     }
   }
 
@@ -498,7 +531,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       OutboxEntry e = row.entry;
       return set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts(), clip(error),
           clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version() + 1,
-          QuarantineKind.DEAD_LETTERED));
+          QuarantineKind.DEAD_LETTERED, e.firstFailedAt()));
     }
   }
 
@@ -525,7 +558,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
       OutboxEntry e = row.entry;
       OutboxEntry updated = new OutboxEntry(e.message(), e.sequence(), entry.status(), entry.attempts(),
           clip(entry.lastError()), clip(entry.quarantineReason()), e.createdAt(), entry.availableAt(),
-          entry.deliveredAt(), clip(entry.deliveryResult()), e.version() + 1, entry.quarantineKind());
+          entry.deliveredAt(), clip(entry.deliveryResult()), e.version() + 1, entry.quarantineKind(),
+          entry.firstFailedAt());
       if (updated.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
         remove(row);
         return updated;
@@ -572,7 +606,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
     long sequence = nextSequence++;
     OutboxEntry stored = new OutboxEntry(entry.message(), sequence, entry.status(), entry.attempts(),
         clip(entry.lastError()), clip(entry.quarantineReason()), entry.createdAt(), entry.availableAt(),
-        entry.deliveredAt(), clip(entry.deliveryResult()), 1, entry.quarantineKind());
+        entry.deliveredAt(), clip(entry.deliveryResult()), 1, entry.quarantineKind(), entry.firstFailedAt());
     Row row = new Row(stored);
     byId.put(stored.id(), row);
     (stored.status() == EntryStatus.DELIVERED ? delivered : undelivered).put(sequence, row);
@@ -600,7 +634,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
   private OutboxEntry retire(Row row, Instant now, @Nullable String result) {
     OutboxEntry e = row.entry;
     OutboxEntry done = new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED, e.attempts(), e.lastError(),
-        null, e.createdAt(), e.availableAt(), now, clip(result), e.version() + 1, null);
+        null, e.createdAt(), e.availableAt(), now, clip(result), e.version() + 1, null, e.firstFailedAt());
     if (retention.deletesOnDelivery()) {
       remove(row);
       return done;
@@ -633,7 +667,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   private static OutboxEntry bump(OutboxEntry e) {
     return new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(), e.quarantineReason(),
-        e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1, e.quarantineKind());
+        e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1, e.quarantineKind(),
+        e.firstFailedAt());
   }
 
   private static @Nullable String clip(@Nullable String text) {

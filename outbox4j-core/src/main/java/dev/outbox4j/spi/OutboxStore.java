@@ -77,7 +77,9 @@ public interface OutboxStore {
   List<Claim> markDelivered(Collection<Claim> claims, Instant now);
 
   /**
-   * Records a failed attempt: counts it, keeps the error, releases the claim and schedules the next attempt.
+   * Records a failed attempt: counts it, keeps the error, releases the claim and schedules the next attempt. The first
+   * such failure since the entry was written or requeued also records its {@linkplain OutboxEntry#firstFailedAt() first
+   * failure time} (the store's clock), from which the retry policy's time budget counts.
    *
    * @param claim the claim
    * @param error what failed (never the payload); truncated to the store's column width
@@ -133,14 +135,33 @@ public interface OutboxStore {
   List<Claim> release(Collection<Claim> claims);
 
   /**
-   * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
-   * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
+   * Stops retrying an entry, as {@link #quarantine(Claim, QuarantineReason, Instant)} with no bound beyond the entry's
+   * current available time: for a quarantine whose last send has certainly ended.
    *
    * @param claim the claim
    * @param reason why the entry is quarantined; its text is truncated to the store's column width
    * @return {@code false} when the claim was lost and nothing changed
    */
-  boolean quarantine(Claim claim, QuarantineReason reason);
+  default boolean quarantine(Claim claim, QuarantineReason reason) {
+    return quarantine(claim, reason, claim.entry().availableAt());
+  }
+
+  /**
+   * Stops retrying an entry: counts the attempt, keeps the reason as both its quarantine reason and its last error,
+   * records the reason's kind, and leaves it visible in {@link #quarantined}, where it blocks its ordering key.
+   *
+   * <p>A copy of the entry's last send may still land until {@code lateCopiesLandBy} (a send that timed out: its start
+   * plus the transport's {@code maxAnswerTime}). The store keeps that bound as the entry's available time (when it is
+   * later than the current one), so that it survives the operator's way out: {@link #requeue} does not make the entry
+   * claimable before it, and {@link #discard} passes it on to the key's next undelivered entry, which becomes claimable
+   * no earlier.
+   *
+   * @param claim the claim
+   * @param reason why the entry is quarantined; its text is truncated to the store's column width
+   * @param lateCopiesLandBy when any copy of the entry's last send has certainly landed or failed
+   * @return {@code false} when the claim was lost and nothing changed
+   */
+  boolean quarantine(Claim claim, QuarantineReason reason, Instant lateCopiesLandBy);
 
   /**
    * Lists the entries waiting for an operator (quarantined and parked) in sequence order, one page at a time.
@@ -167,8 +188,10 @@ public interface OutboxStore {
   }
 
   /**
-   * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, quarantine
-   * reason cleared (the last error is kept), available at {@code now}.
+   * Puts an entry that waits for an operator (quarantined or parked) back in line: pending, attempts reset, first
+   * failure and quarantine reason cleared (the last error is kept), available at {@code now}, or at its stored available
+   * time when that is later (the bound by which a copy of its last send lands, see
+   * {@link #quarantine(Claim, QuarantineReason, Instant)}, or a not-before time it had not reached).
    *
    * @param id the entry id
    * @param now the time from which it is available
@@ -177,7 +200,9 @@ public interface OutboxStore {
   boolean requeue(UUID id, Instant now);
 
   /**
-   * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key.
+   * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key. Its stored
+   * available time, when later, becomes the available time of the key's next undelivered entry: a copy of the discarded
+   * entry's last send may still land until then, and the key's next message must not overtake it.
    *
    * @param id the entry id
    * @return {@code false} if no quarantined or parked entry has that id
@@ -273,7 +298,8 @@ public interface OutboxStore {
   OutboxEntry markDelivered(OutboxEntry entry, @Nullable String result);
 
   /**
-   * Records a failed attempt of a pending or failed entry: counts it and keeps the error.
+   * Records a failed attempt of a pending or failed entry: counts it, keeps the error and, on its first failure since it
+   * was written or requeued, records its {@linkplain OutboxEntry#firstFailedAt() first failure time} (the store's clock).
    *
    * <p>With a next-retry time the entry becomes {@link EntryStatus#FAILED} ("retryable failed"): retry-ready, and
    * claimable, at that time. Without one it becomes {@link EntryStatus#PARKED} ("failed"): never retry-ready nor
@@ -319,15 +345,18 @@ public interface OutboxStore {
    *       {@link EntryNotFoundException} is thrown: the message is never delivered a second time.
    * </ul>
    *
-   * A stored delivered entry may not be changed back to another status. A quarantined entry saved without a kind gets
-   * {@link QuarantineKind#OPERATOR}.
+   * A stored delivered entry may not be changed back to another status, nor may an entry that waits for an operator
+   * leave that state through {@code save} (a quarantined one stays quarantined, a parked one stays parked or becomes
+   * quarantined): only {@link #requeue} and {@link #discard} put them back in line or remove them. A quarantined entry
+   * saved without a kind gets {@link QuarantineKind#OPERATOR}.
    *
    * @param entry the state to store
    * @return the stored entry, with its new version
    * @throws OptimisticConflictException if the stored version differs from the entry's, including a version-0 entry
    *     whose id exists
    * @throws EntryNotFoundException if the entry's version is not 0 and its row is gone
-   * @throws EntryTransitionException if the stored entry is delivered and the saved one is not
+   * @throws EntryTransitionException if the stored entry is delivered and the saved one is not, or the stored entry is
+   *     quarantined or parked and the saved one would leave that state (other than parked to quarantined)
    * @throws MessageRejectedException if the message breaks the store's limits
    */
   OutboxEntry save(OutboxEntry entry);

@@ -125,7 +125,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** The outbox migration files, in version order. */
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
-          "V4__key_numbering_plan.sql", "V5__session_claims.sql");
+          "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
@@ -440,7 +440,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     for (OutboxEntry e : picked) {
       claimed.add(new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
           e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(),
-          e.version() + 1));
+          e.version() + 1, e.quarantineKind(), e.firstFailedAt()));
     }
     return claimed;
   }
@@ -609,11 +609,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public boolean markFailed(Claim claim, String error, Instant nextAttemptAt) {
-    return fencedUpdate("markFailed", "status = 'FAILED', attempts = attempts + 1, last_error = ?, available_at = ?",
-        claim, s -> {
+    return fencedUpdate("markFailed", "status = 'FAILED', attempts = attempts + 1, last_error = ?, available_at = ?,"
+        + " first_failed_at = COALESCE(first_failed_at, ?)", claim, s -> {
           s.setString(1, OutboxRows.clip(error));
           dialect.setInstant(s, 2, nextAttemptAt);
-          return 3;
+          dialect.setInstant(s, 3, clock.instant());
+          return 4;
         });
   }
 
@@ -658,13 +659,17 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   @Override
-  public boolean quarantine(Claim claim, QuarantineReason reason) {
+  public boolean quarantine(Claim claim, QuarantineReason reason, Instant lateCopiesLandBy) {
+    // The claim fences the row, so its available time is still the claimed one: the later of the two is kept.
+    Instant claimed = claim.entry().availableAt();
+    Instant availableAt = lateCopiesLandBy.isAfter(claimed) ? lateCopiesLandBy : claimed;
     return fencedUpdate("quarantine", "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?,"
-        + " quarantine_reason = ?, quarantine_kind = ?", claim, s -> {
+        + " quarantine_reason = ?, quarantine_kind = ?, available_at = ?", claim, s -> {
           s.setString(1, OutboxRows.clip(reason.text()));
           s.setString(2, OutboxRows.clip(reason.text()));
           s.setString(3, reason.kind().name());
-          return 4;
+          dialect.setInstant(s, 4, availableAt);
+          return 5;
         });
   }
 
@@ -725,7 +730,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return autoCommit("requeue", c -> {
       try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE id = ? AND " + AWAITING_OPERATOR)) {
         dialect.setInstant(update, 1, now);
-        dialect.setUuid(update, 2, id);
+        dialect.setInstant(update, 2, now);
+        dialect.setUuid(update, 3, id);
         return update.executeUpdate() == 1;
       }
     });
@@ -733,18 +739,69 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public boolean discard(UUID id) {
-    return autoCommit("discard", c -> {
-      try (PreparedStatement delete = c.prepareStatement(
-          "DELETE FROM " + table + " WHERE id = ? AND " + AWAITING_OPERATOR)) {
-        dialect.setUuid(delete, 1, id);
-        return delete.executeUpdate() == 1;
-      }
-    });
+    return inTransaction("discard", c -> discardLocked(c, List.of(id)) == 1);
   }
 
+  /**
+   * Deletes the listed entries that wait for an operator and passes each one's available time (the bound by which a
+   * copy of its last send lands, see {@link #quarantine(Claim, QuarantineReason, Instant)}) on to its key's next
+   * undelivered entry when that one would be available earlier: the key's new head must not overtake a late copy.
+   * Runs inside the caller's transaction.
+   *
+   * @return how many were deleted
+   */
+  private int discardLocked(Connection c, List<UUID> ids) throws SQLException {
+    List<OutboxEntry> doomed;
+    try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+        + " WHERE " + AWAITING_OPERATOR + " AND id IN " + placeholders(ids.size()) + " ORDER BY seq FOR UPDATE")) {
+      bindIds(select, 1, ids);
+      doomed = readAll(select);
+    }
+    if (doomed.isEmpty()) {
+      return 0;
+    }
+    int deleted;
+    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE " + AWAITING_OPERATOR
+        + " AND id IN " + placeholders(doomed.size()))) {
+      bindIds(delete, 1, doomed.stream().map(OutboxEntry::id).toList());
+      deleted = delete.executeUpdate();
+    }
+    for (OutboxEntry gone : doomed) {
+      String key = gone.message().orderingKey().orElse(null);
+      if (key == null) {
+        continue;
+      }
+      Long next = null;
+      try (PreparedStatement select = c.prepareStatement("SELECT MIN(seq) FROM " + table
+          + " WHERE ordering_key = ? AND seq > ? AND status <> 'DELIVERED'")) {
+        select.setString(1, key);
+        select.setLong(2, gone.sequence());
+        try (ResultSet found = select.executeQuery()) {
+          if (found.next()) {
+            long seq = found.getLong(1);
+            next = found.wasNull() ? null : seq;
+          }
+        }
+      }
+      if (next != null) {
+        try (PreparedStatement update = c.prepareStatement("UPDATE " + table
+            + " SET available_at = ?, version = version + 1 WHERE seq = ? AND available_at < ?")) {
+          dialect.setInstant(update, 1, gone.availableAt());
+          update.setLong(2, next);
+          dialect.setInstant(update, 3, gone.availableAt());
+          update.executeUpdate();
+        }
+      }
+    }
+    return deleted;
+  }
+
+  /** Requeue: the available time is {@code now} (bound twice) or the stored one when later. */
   private String requeueSet() {
     return "UPDATE " + table + " SET status = 'PENDING', attempts = 0, quarantine_reason = NULL,"
-        + " quarantine_kind = NULL, available_at = ?, claim_token = NULL, lease_until = NULL, version = version + 1";
+        + " quarantine_kind = NULL, first_failed_at = NULL,"
+        + " available_at = CASE WHEN available_at > ? THEN available_at ELSE ? END,"
+        + " claim_token = NULL, lease_until = NULL, version = version + 1";
   }
 
   @Override
@@ -753,7 +810,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE " + AWAITING_OPERATOR
           + " AND id IN " + placeholders(ids.size()))) {
         dialect.setInstant(update, 1, now);
-        bindIds(update, 2, ids);
+        dialect.setInstant(update, 2, now);
+        bindIds(update, 3, ids);
         return update.executeUpdate();
       }
     });
@@ -761,13 +819,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public int discardAll(QuarantineSelector selector, int limit) {
-    return bulk("discardAll", selector, limit, (c, ids) -> {
-      try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE " + AWAITING_OPERATOR
-          + " AND id IN " + placeholders(ids.size()))) {
-        bindIds(delete, 1, ids);
-        return delete.executeUpdate();
-      }
-    });
+    return bulk("discardAll", selector, limit, this::discardLocked);
   }
 
   @FunctionalInterface
@@ -934,7 +986,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return mutate("markDelivered", entry, e -> {
       EntryTransitions.checkMarkDelivered(e);
       return new OutboxEntry(e.message(), e.sequence(), EntryStatus.DELIVERED, e.attempts(), e.lastError(), null,
-          e.createdAt(), e.availableAt(), now, OutboxRows.clip(result), e.version());
+          e.createdAt(), e.availableAt(), now, OutboxRows.clip(result), e.version(), null, e.firstFailedAt());
     });
   }
 
@@ -944,7 +996,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       EntryTransitions.checkMarkFailed(e);
       return new OutboxEntry(e.message(), e.sequence(), nextRetryAt != null ? EntryStatus.FAILED : EntryStatus.PARKED,
           e.attempts() + 1, OutboxRows.clip(error), null, e.createdAt(),
-          nextRetryAt != null ? nextRetryAt : e.availableAt(), null, null, e.version());
+          nextRetryAt != null ? nextRetryAt : e.availableAt(), null, null, e.version(), null,
+          e.firstFailedAt() != null ? e.firstFailedAt() : clock.instant());
     });
   }
 
@@ -954,7 +1007,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       EntryTransitions.checkMarkDeadLettered(e);
       return new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts(), OutboxRows.clip(error),
           OutboxRows.clip(reason != null ? reason : error), e.createdAt(), e.availableAt(), null, null, e.version(),
-          QuarantineKind.DEAD_LETTERED);
+          QuarantineKind.DEAD_LETTERED, e.firstFailedAt());
     });
   }
 
@@ -983,7 +1036,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       return write(c, new OutboxEntry(stored.message(), stored.sequence(), entry.status(), entry.attempts(),
           OutboxRows.clip(entry.lastError()), OutboxRows.clip(entry.quarantineReason()), stored.createdAt(),
           entry.availableAt(), entry.deliveredAt(), OutboxRows.clip(entry.deliveryResult()), stored.version(),
-          entry.quarantineKind()));
+          entry.quarantineKind(), entry.firstFailedAt()));
     });
     return saved != null ? saved : find(entry.id()).orElseThrow(() -> new EntryNotFoundException(entry.id()));
   }
@@ -1011,14 +1064,15 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   private OutboxEntry write(Connection connection, OutboxEntry e) throws SQLException {
     OutboxEntry bumped = new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
         e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version() + 1,
-        e.quarantineKind());
+        e.quarantineKind(), e.firstFailedAt());
     if (e.status() == EntryStatus.DELIVERED && retention.deletesOnDelivery()) {
       delete(connection, e.id());
       return bumped;
     }
     try (PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET status = ?, attempts = ?,"
         + " last_error = ?, quarantine_reason = ?, available_at = ?, delivered_at = ?, delivery_result = ?,"
-        + " quarantine_kind = ?, claim_token = NULL, lease_until = NULL, version = version + 1 WHERE id = ?")) {
+        + " quarantine_kind = ?, first_failed_at = ?, claim_token = NULL, lease_until = NULL, version = version + 1"
+        + " WHERE id = ?")) {
       update.setString(1, e.status().name());
       update.setInt(2, e.attempts());
       update.setString(3, e.lastError());
@@ -1027,7 +1081,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       dialect.setInstant(update, 6, e.deliveredAt());
       update.setString(7, e.deliveryResult());
       update.setString(8, e.quarantineKind() == null ? null : e.quarantineKind().name());
-      dialect.setUuid(update, 9, e.id());
+      dialect.setInstant(update, 9, e.firstFailedAt());
+      dialect.setUuid(update, 10, e.id());
       update.executeUpdate();
     }
     return Objects.requireNonNull(select(connection, e.id(), false));

@@ -32,7 +32,7 @@ final class OutboxRows {
   private static final String[] COLUMNS = {
     "id", "seq", "destination", "ordering_key", "key_seq", "payload", "content_type", "headers", "not_before",
     "status", "attempts", "last_error", "quarantine_reason", "created_at", "available_at", "delivered_at",
-    "delivery_result", "claim_token", "lease_until", "version", "quarantine_kind"
+    "delivery_result", "claim_token", "lease_until", "version", "quarantine_kind", "first_failed_at"
   };
 
   final JdbcDialect dialect;
@@ -47,7 +47,8 @@ final class OutboxRows {
     this.table = names.qualified("outbox");
     this.insert = "INSERT INTO " + table + " (id, destination, ordering_key, payload, content_type, headers,"
         + " not_before, status, attempts, last_error, quarantine_reason, created_at, available_at, delivered_at,"
-        + " delivery_result, quarantine_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        + " delivery_result, quarantine_kind, first_failed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        + " ?)";
   }
 
   /**
@@ -81,6 +82,7 @@ final class OutboxRows {
     dialect.setInstant(insert, 14, entry.deliveredAt());
     insert.setString(15, clip(entry.deliveryResult()));
     insert.setString(16, entry.quarantineKind() == null ? null : entry.quarantineKind().name());
+    dialect.setInstant(insert, 17, entry.firstFailedAt());
   }
 
   /**
@@ -137,7 +139,7 @@ final class OutboxRows {
         .build();
     OutboxEntry entry = new OutboxEntry(message, row.getLong(2), EntryStatus.valueOf(row.getString(10)),
         row.getInt(11), row.getString(12), row.getString(13), required(row, 14), required(row, 15),
-        dialect.getInstant(row, 16), row.getString(17), row.getLong(20), kind(row.getString(21)));
+        dialect.getInstant(row, 16), row.getString(17), row.getLong(20), kind(row.getString(21)), dialect.getInstant(row, 22));
     return new Read(entry, problems.isEmpty() ? null : "unreadable row: " + String.join("; ", problems));
   }
 

@@ -145,6 +145,20 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
+  void the_wake_up_listener_runs_beside_a_relay_listens_only_on_postgresql_and_can_be_switched_off() {
+    runner.withUserConfiguration(InProcess.class).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(WakeUpListenerLifecycle.class);
+      WakeUpListenerLifecycle listener = context.getBean(WakeUpListenerLifecycle.class);
+      assertThat(listener.isRunning()).as("H2 has no NOTIFY").isFalse();
+      assertThat(listener.channel()).isNull();
+    });
+    runner.withUserConfiguration(InProcess.class).withPropertyValues("outbox4j.relay.wake-up-listener.enabled=false")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Relay.class)
+            .doesNotHaveBean(WakeUpListenerLifecycle.class));
+    runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(WakeUpListenerLifecycle.class));
+  }
+
+  @Test
   void outbox4j_relay_enabled_false_leaves_a_write_only_application() {
     runner.withUserConfiguration(InProcess.class).withPropertyValues("outbox4j.relay.enabled=false")
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Relay.class)

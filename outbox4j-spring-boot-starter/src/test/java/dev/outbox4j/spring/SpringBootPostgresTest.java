@@ -44,6 +44,8 @@ class SpringBootPostgresTest {
   OutboxEndpoint endpoint;
   @Autowired
   MeterRegistry meters;
+  @Autowired
+  WakeUpListenerLifecycle wakeUpListener;
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
@@ -56,6 +58,15 @@ class SpringBootPostgresTest {
         var statement = connection.createStatement()) {
       statement.execute("CREATE TABLE IF NOT EXISTS sbt_orders (id VARCHAR(64) PRIMARY KEY)");
     }
+  }
+
+  @Test
+  void the_relay_listens_for_the_outbox_notify_on_postgresql() {
+    assertThat(wakeUpListener.isRunning()).isTrue();
+    assertThat(wakeUpListener.channel()).isEqualTo("sbt_outbox");
+    await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN \"sbt_outbox\"'",
+        Long.class) >= 1);
   }
 
   @Test

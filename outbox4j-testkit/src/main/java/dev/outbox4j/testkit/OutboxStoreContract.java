@@ -800,6 +800,62 @@ public abstract class OutboxStoreContract {
   }
 
   @Test
+  public final void the_first_charged_failure_is_recorded_once_postponements_leave_it_and_requeue_clears_it() {
+    OutboxEntry a = store.enqueue(message("a", "A"));
+    OutboxEntry b = store.enqueue(message("b", "B"));
+    Instant first = now();
+    Map<UUID, Claim> claims = byId(store.claim(10, now(), LEASE));
+    store.markFailed(claims.get(a.id()), "own failure", now());
+    store.postpone(claims.get(b.id()), "outage", now());
+    assertThat(store.find(a.id()).orElseThrow().firstFailedAt()).isEqualTo(first);
+    assertThat(store.find(b.id()).orElseThrow().firstFailedAt()).as("a postponement is no failure").isNull();
+
+    clock.advance(Duration.ofMinutes(5));
+    claims = byId(store.claim(10, now(), LEASE));
+    store.markFailed(claims.get(a.id()), "again", now());
+    store.markFailed(claims.get(b.id()), "own failure", now());
+    assertThat(store.find(a.id()).orElseThrow().firstFailedAt()).as("kept by later failures").isEqualTo(first);
+    assertThat(store.find(b.id()).orElseThrow().firstFailedAt()).isEqualTo(now());
+
+    OutboxEntry parked = store.markFailed(store.enqueue(message("c", "C")), "entry face", null);
+    assertThat(parked.firstFailedAt()).isEqualTo(now());
+    assertThat(store.requeue(parked.id(), now())).isTrue();
+    assertThat(store.find(parked.id()).orElseThrow().firstFailedAt()).as("cleared by requeue").isNull();
+  }
+
+  private static Map<UUID, Claim> byId(List<Claim> claims) {
+    Map<UUID, Claim> found = new LinkedHashMap<>();
+    claims.forEach(claim -> found.put(claim.id(), claim));
+    return found;
+  }
+
+  @Test
+  public final void save_never_moves_a_parked_or_quarantined_entry_out_of_its_state_only_requeue_and_discard_do() {
+    OutboxEntry parked = store.markFailed(store.enqueue(message("p", "P")), "no retry", null);
+    store.enqueue(message("q", "Q"));
+    store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));
+    OutboxEntry quarantined = store.quarantined(QuarantineQuery.first(10)).stream()
+        .filter(e -> e.status() == EntryStatus.QUARANTINED).findFirst().orElseThrow();
+
+    for (EntryStatus leaving : List.of(EntryStatus.PENDING, EntryStatus.FAILED, EntryStatus.DELIVERED)) {
+      assertThatThrownBy(() -> store.save(parked.withStatus(leaving)))
+          .as("parked saved as %s", leaving).isInstanceOf(EntryTransitionException.class);
+      assertThatThrownBy(() -> store.save(quarantined.withStatus(leaving)))
+          .as("quarantined saved as %s", leaving).isInstanceOf(EntryTransitionException.class);
+    }
+    assertThatThrownBy(() -> store.save(quarantined.withStatus(EntryStatus.PARKED)))
+        .isInstanceOf(EntryTransitionException.class);
+
+    assertThat(store.find(parked.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.find(quarantined.id()).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.claim(10, now().plus(Duration.ofDays(1)), LEASE)).isEmpty();
+    assertThat(store.save(quarantined.withAttempts(7, "noted")).attempts()).as("staying quarantined is a save")
+        .isEqualTo(7);
+    assertThat(store.save(store.find(parked.id()).orElseThrow().withStatus(EntryStatus.QUARANTINED)).status())
+        .isEqualTo(EntryStatus.QUARANTINED);
+  }
+
+  @Test
   public final void save_never_brings_back_a_discarded_or_purged_entry() {
     OutboxEntry discarded = store.enqueue(unkeyed("discarded"));
     store.quarantine(store.claim(1, now(), LEASE).get(0), poison("bad"));

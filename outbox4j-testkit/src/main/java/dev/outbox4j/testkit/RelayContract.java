@@ -580,6 +580,158 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void a_batch_claimed_ahead_past_its_send_cutoff_is_handed_back_at_once_and_claimed_afresh() {
+    // The transport may take up to 0.8 of the lease: a send must start in the lease's first fifth to land inside it.
+    Duration lease = Duration.ofSeconds(2);
+    Duration bound = Duration.ofMillis(1600);
+    write(null, "first0");
+    write(null, "first1");
+    write(null, "late0");
+    write(null, "late1");
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Transport transport = new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        sent.add(text(message));
+        if (text(message).startsWith("first")) {
+          // Answers after the batch claimed ahead meanwhile passed its send cutoff, well inside half its lease.
+          return CompletableFuture.supplyAsync(DeliveryOutcome::delivered,
+              CompletableFuture.delayedExecutor(600, TimeUnit.MILLISECONDS));
+        }
+        return CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+    Relay relay = relay(transport).withBatchSize(2).withLease(lease).withDeliveryTimeout(Duration.ofMillis(1800))
+        .build();
+
+    RelayResult result = relay.drain(10);
+
+    assertThat(result.delivered()).as("the stale batch is not left to wait out its lease").isEqualTo(4);
+    assertThat(sent).containsExactlyInAnyOrder("first0", "first1", "late0", "late1");
+  }
+
+  // ------------------------------------------------------------------------------------------ dispatch executor
+
+  @Test
+  public final void with_a_dispatch_executor_no_send_starts_after_its_cutoff_and_the_unsent_are_handed_back_uncharged()
+      throws Exception {
+    // Lease 3 s, answers within 1.5 s: a send must start within 1.5 s of the claim. The first send blocks the only
+    // thread for 1.9 s, so the two queued behind it reach the thread after their cutoff.
+    write("A", "slow");
+    UUID second = write("B", "queued1");
+    UUID third = write("C", "queued2");
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Transport blocking = blockingFor(sent, "slow", Duration.ofMillis(1900), Duration.ofMillis(1500));
+    ExecutorService oneThread = Executors.newSingleThreadExecutor();
+    try {
+      Relay relay = relay(blocking).withExecutor(oneThread).withLease(Duration.ofSeconds(3))
+          .withDeliveryTimeout(Duration.ofMillis(2500)).build();
+
+      RelayResult result = relay.flush();
+      oneThread.submit(() -> { }).get(10, TimeUnit.SECONDS); // everything queued has run
+
+      assertThat(sent).as("no send starts after its cutoff").containsExactly("slow");
+      assertThat(result.delivered()).isEqualTo(1);
+      assertThat(result.attempted()).isEqualTo(1);
+      assertHandedBackUncharged(second, third);
+    } finally {
+      oneThread.shutdownNow();
+    }
+  }
+
+  @Test
+  public final void a_delivery_whose_deadline_comes_while_it_waits_for_the_executor_is_never_sent_nor_charged()
+      throws Exception {
+    write("A", "slow");
+    UUID second = write("B", "queued1");
+    UUID third = write("C", "queued2");
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Transport blocking = blockingFor(sent, "slow", Duration.ofMillis(1200), Duration.ofMillis(300));
+    ExecutorService oneThread = Executors.newSingleThreadExecutor();
+    try {
+      Relay relay = relay(blocking).withExecutor(oneThread).withLease(Duration.ofSeconds(3))
+          .withDeliveryTimeout(Duration.ofMillis(500)).build();
+
+      RelayResult result = relay.flush();
+      oneThread.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+      assertThat(sent).as("the relay gave up on the queued deliveries before they started").containsExactly("slow");
+      assertThat(result.attempted()).isEqualTo(1);
+      assertHandedBackUncharged(second, third);
+    } finally {
+      oneThread.shutdownNow();
+    }
+  }
+
+  @Test
+  public final void the_executor_queue_holds_at_most_max_in_flight_deliveries_while_a_send_stalls() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      write(null, "m" + i);
+    }
+    java.util.concurrent.CountDownLatch brokerBack = new java.util.concurrent.CountDownLatch(1);
+    Transport stalled = message -> {
+      try {
+        brokerBack.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+    };
+    java.util.concurrent.ThreadPoolExecutor oneThread = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+        TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
+    try {
+      Relay relay = relay(stalled).withExecutor(oneThread).withMaxInFlight(2).withBatchSize(10)
+          .withLease(Duration.ofMillis(1500)).withDeliveryTimeout(Duration.ofMillis(300)).build();
+
+      relay.flush();
+
+      assertThat(oneThread.getQueue().size()).isLessThanOrEqualTo(2);
+    } finally {
+      brokerBack.countDown();
+      oneThread.shutdownNow();
+    }
+  }
+
+  /** A transport that records each send; the one with {@code slowPayload} blocks its thread for {@code blocks}. */
+  private static Transport blockingFor(List<String> sent, String slowPayload, Duration blocks, Duration bound) {
+    return new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        sent.add(text(message));
+        if (text(message).equals(slowPayload)) {
+          try {
+            new java.util.concurrent.CountDownLatch(1).await(blocks.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return CompletableFuture.completedFuture(DeliveryOutcome.delivered());
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+  }
+
+  /** Asserts the entries were handed back: pending, no attempt charged, claimable at once. */
+  private void assertHandedBackUncharged(UUID... ids) {
+    for (UUID id : ids) {
+      OutboxEntry entry = store.find(id).orElseThrow();
+      assertThat(entry.status()).as("status of %s", id).isEqualTo(EntryStatus.PENDING);
+      assertThat(entry.attempts()).as("attempts of %s", id).isZero();
+    }
+    assertThat(store.claim(10, clock.instant(), Duration.ofSeconds(30))).extracting(Claim::id)
+        .containsExactlyInAnyOrder(ids);
+  }
+
+  @Test
   public final void close_never_marks_an_unconfirmed_delivery() {
     UUID stuck = write("A", "stuck");
     UUID fine = write("B", "fine");
@@ -1048,6 +1200,50 @@ public abstract class RelayContract {
     assertThat(store.find(next).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
   }
 
+  @Test
+  public final void the_retry_budget_counts_from_the_first_failure_not_from_when_the_entry_became_deliverable() {
+    UUID old = write("A", "old");
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.retryable("422 from the schema registry")))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofMinutes(1)).withCap(Duration.ofMinutes(1))
+            .withGiveUpAfter(Duration.ofMinutes(10)).build())
+        .build();
+    clock.advance(Duration.ofHours(1)); // the entry waited an hour for a relay (an outage, a restart)
+    Instant firstFailure = clock.instant();
+
+    RelayResult first = relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    RelayResult second = relay.flush();
+
+    assertThat(first.failed()).isEqualTo(1);
+    assertThat(second.failed()).as("its budget was not spent before its first failure").isEqualTo(1);
+    assertThat(second.quarantined()).isZero();
+    OutboxEntry entry = store.find(old).orElseThrow();
+    assertThat(entry.status()).isEqualTo(EntryStatus.FAILED);
+    assertThat(entry.firstFailedAt()).isEqualTo(firstFailure);
+  }
+
+  @Test
+  public final void after_a_requeue_the_reason_counts_failing_for_from_the_new_first_failure() {
+    UUID poison = write("A", "poison");
+    Relay relay = relay(InProcessTransport.of(m -> DeliveryOutcome.retryable("422 from the schema registry")))
+        .withRetryPolicy(RetryPolicy.linear().withBase(Duration.ofMinutes(1)).withCap(Duration.ofMinutes(1))
+            .withMaxAttempts(2).build())
+        .build();
+    relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(relay.flush().quarantined()).isEqualTo(1);
+    clock.advance(Duration.ofDays(1)); // a day in quarantine
+    assertThat(store.requeue(poison, clock.instant())).isTrue();
+    assertThat(store.find(poison).orElseThrow().firstFailedAt()).as("cleared by requeue").isNull();
+
+    relay.flush();
+    clock.advance(Duration.ofMinutes(1));
+    RelayResult result = relay.flush();
+
+    assertThat(result.quarantined()).isEqualTo(1);
+    assertThat(store.find(poison).orElseThrow().quarantineReason()).contains("failing for PT1M (");
+  }
+
   // ------------------------------------------------------------------------------------------ late copies (§2)
 
   @Test
@@ -1102,6 +1298,57 @@ public abstract class RelayContract {
     assertThat(later.delivered()).isEqualTo(2);
     assertThat(arrivals).containsExactly("K#0", "K#0", "K#1");
     assertNoLaterMessageWasOvertaken(arrivals);
+  }
+
+  @Test
+  public final void a_late_copy_bound_survives_quarantine_and_requeue() {
+    UUID head = write("K", "K#0");
+    write("K", "K#1");
+    Duration bound = Duration.ofMillis(300);
+    Instant sendStarted = clock.instant();
+    Relay relay = timingOutOnce(bound);
+
+    assertThat(relay.flush().quarantined()).as("K#0 times out and is given up at once").isEqualTo(1);
+    assertThat(store.requeue(head, clock.instant())).isTrue();
+
+    assertThat(store.claim(10, sendStarted.plus(bound).minusMillis(1), Duration.ofSeconds(30)))
+        .as("a copy of the last send may still land").isEmpty();
+    assertThat(store.claim(10, sendStarted.plus(bound), Duration.ofSeconds(30))).extracting(Claim::id)
+        .containsExactly(head);
+  }
+
+  @Test
+  public final void discarding_a_quarantined_head_keeps_its_late_copy_bound_on_the_next_entry_of_its_key() {
+    UUID head = write("K", "K#0");
+    UUID next = write("K", "K#1");
+    Duration bound = Duration.ofMillis(300);
+    Instant sendStarted = clock.instant();
+    Relay relay = timingOutOnce(bound);
+
+    assertThat(relay.flush().quarantined()).isEqualTo(1);
+    assertThat(store.discard(head)).isTrue();
+
+    assertThat(store.claim(10, sendStarted.plus(bound).minusMillis(1), Duration.ofSeconds(30)))
+        .as("K#1 must not overtake a late copy of K#0").isEmpty();
+    assertThat(store.claim(10, sendStarted.plus(bound), Duration.ofSeconds(30))).extracting(Claim::id)
+        .containsExactly(next);
+  }
+
+  /** A relay whose transport never answers within {@code bound}, and whose retry policy gives up at once. */
+  private Relay timingOutOnce(Duration bound) {
+    Transport silent = new Transport() {
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
+        return new CompletableFuture<>();
+      }
+
+      @Override
+      public Duration maxAnswerTime() {
+        return bound;
+      }
+    };
+    return relay(silent).withDeliveryTimeout(bound).withRetryPolicy(RetryPolicy.linear().withMaxAttempts(1).build())
+        .build();
   }
 
   // ------------------------------------------------------------------------------------------ recording (§3)

@@ -16,6 +16,7 @@ import dev.outbox4j.spring.OutboxEventRoute;
 import dev.outbox4j.spring.OutboxEventSerializer;
 import dev.outbox4j.spring.OutboxEventWriter;
 import dev.outbox4j.spring.RelayLifecycle;
+import dev.outbox4j.spring.WakeUpListenerLifecycle;
 import dev.outbox4j.spring.TransactionalOutbox;
 import dev.outbox4j.spring.WithoutTransaction;
 import java.sql.Connection;
@@ -24,6 +25,7 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -246,6 +248,21 @@ public class Outbox4jAutoConfiguration {
    * @param migration ensures the schema is migrated before the relay's first claim
    * @return the lifecycle that starts the relay with the context and closes it on shutdown
    */
+  /**
+   * @param store the store, whose dialect decides whether to listen
+   * @param dataSource where the listening connection comes from
+   * @param relay the relay to wake
+   * @return the lifecycle that LISTENs for the outbox's NOTIFY while the relay runs, on PostgreSQL only
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(Relay.class)
+  @ConditionalOnClass(name = "org.postgresql.PGConnection")
+  @ConditionalOnProperty(prefix = "outbox4j.relay.wake-up-listener", name = "enabled", matchIfMissing = true)
+  public WakeUpListenerLifecycle outbox4jWakeUpListener(JdbcOutboxStore store, DataSource dataSource, Relay relay) {
+    return new WakeUpListenerLifecycle(store, dataSource, relay);
+  }
+
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBean(Relay.class)

@@ -289,8 +289,15 @@ public class Outbox4jProperties {
     /** Background worker threads, 1 to 64. */
     private int workers = 1;
 
+    /** The PostgreSQL LISTEN/NOTIFY wake-up of this relay. */
+    private final WakeUpListener wakeUpListener = new WakeUpListener();
+
     public boolean isEnabled() {
       return enabled;
+    }
+
+    public WakeUpListener getWakeUpListener() {
+      return wakeUpListener;
     }
 
     public void setEnabled(boolean enabled) {
@@ -379,6 +386,23 @@ public class Outbox4jProperties {
   }
 
   /** When to retry a failed delivery and when to quarantine it. */
+  /** The PostgreSQL LISTEN/NOTIFY wake-up of the relay. */
+  public static class WakeUpListener {
+    /**
+     * Whether the relay LISTENs for the outbox's NOTIFY when the database is PostgreSQL (one connection of the data
+     * source held while the relay runs), waking at once on a commit in another process; ignored on other databases.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
   public static class Retry {
     /** exponential (the default: base, multiplier, cap, full jitter) or linear (step + cap). */
     private Kind kind = Kind.EXPONENTIAL;
