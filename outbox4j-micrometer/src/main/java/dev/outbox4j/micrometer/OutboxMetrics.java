@@ -1,6 +1,7 @@
 package dev.outbox4j.micrometer;
 
 import dev.outbox4j.BatchReport;
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.spi.OutboxStats;
@@ -8,13 +9,18 @@ import dev.outbox4j.spi.OutboxStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -45,7 +51,19 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code outbox4j.stats.age}</td><td>gauge, seconds</td><td>how old the snapshot behind the four gauges
  *   above is; grows while the database cannot answer (NaN before the first snapshot)</td></tr>
  *   <tr><td>{@code outbox4j.stats.failures}</td><td>counter</td><td>stats queries that failed</td></tr>
+ *   <tr><td>{@code outbox4j.destination.paused}</td><td>gauge, tag {@code destination}</td><td>1 for each destination
+ *   a relay has paused (all of its deliveries failing alike); the row is removed when it resumes</td></tr>
+ *   <tr><td>{@code outbox4j.destination.paused.duration}</td><td>gauge, seconds, tag {@code destination}</td><td>how
+ *   long each paused destination has been paused</td></tr>
  * </table>
+ *
+ * <h2>Why paused destinations are rows that come and go</h2>
+ * A relay may see thousands of destinations; a gauge per destination that ever existed would grow without bound. So
+ * the two destination gauges carry one row per destination that is paused now, added by
+ * {@link #onDestinationPaused} and removed by {@link #onDestinationResumed}: no row means no paused destination, and
+ * no value is ever NaN. When several relays share one instance, a destination's rows stay while any of them has it
+ * paused, and its duration counts from the earliest pause. A relay closed while a destination is paused reports no
+ * resume: its rows stay until that destination resumes in another relay sharing this instance.
  *
  * <h2>Why scrapes never block</h2>
  * The gauges show a snapshot of {@link OutboxStore#stats}; reading a gauge never queries the store on the scraping
@@ -75,6 +93,20 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
   private volatile @Nullable Instant lastAttempt;
   private volatile @Nullable Meters meters;
   private volatile @Nullable Counter statsFailures;
+  /** Paused destinations by name. Guarded by itself, as are the two gauges' rows. */
+  private final Map<String, Paused> paused = new TreeMap<>();
+  private volatile @Nullable MultiGauge pausedFlags;
+  private volatile @Nullable MultiGauge pausedDurations;
+
+  /** One paused destination: since when, and how many relays sharing this instance have it paused. */
+  private static final class Paused {
+    Instant since;
+    int relays;
+
+    Paused(Instant since) {
+      this.since = since;
+    }
+  }
 
   private record Snapshot(OutboxStats stats, Instant takenAt) {}
 
@@ -129,6 +161,38 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
         .register(registry);
     statsFailures = Counter.builder("outbox4j.stats.failures").description("stats queries that failed").tags(tags)
         .register(registry);
+    synchronized (paused) {
+      pausedFlags = MultiGauge.builder("outbox4j.destination.paused")
+          .description("1 for each destination paused because all of its deliveries fail").tags(tags)
+          .register(registry);
+      pausedDurations = MultiGauge.builder("outbox4j.destination.paused.duration")
+          .description("how long each paused destination has been paused").baseUnit("seconds").tags(tags)
+          .register(registry);
+      publishPausedLocked();
+    }
+  }
+
+  /** Sets the destination gauges' rows to the paused destinations. Called holding {@link #paused}. */
+  private void publishPausedLocked() {
+    MultiGauge flags = pausedFlags;
+    MultiGauge durations = pausedDurations;
+    if (flags == null || durations == null) {
+      return;
+    }
+    List<MultiGauge.Row<?>> flagRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> durationRows = new ArrayList<>();
+    for (Map.Entry<String, Paused> entry : paused.entrySet()) {
+      Tags destination = Tags.of("destination", entry.getKey());
+      Instant since = entry.getValue().since;
+      flagRows.add(MultiGauge.Row.of(destination, 1));
+      durationRows.add(MultiGauge.Row.of(destination, this, m -> m.secondsSince(since)));
+    }
+    flags.register(flagRows, true);
+    durations.register(durationRows, true);
+  }
+
+  private double secondsSince(Instant since) {
+    return Math.max(0, Duration.between(since, clock.instant()).toNanos() / 1e9);
   }
 
   private double snapshotAgeSeconds() {
@@ -232,6 +296,30 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     Meters m = meters;
     if (m != null) {
       m.claimsLost().increment();
+    }
+  }
+
+  @Override
+  public void onDestinationPaused(DestinationStatus status) {
+    synchronized (paused) {
+      Paused destination = paused.computeIfAbsent(status.destination(), d -> new Paused(status.pausedSince()));
+      destination.relays++;
+      if (status.pausedSince().isBefore(destination.since)) {
+        destination.since = status.pausedSince();
+      }
+      publishPausedLocked();
+    }
+  }
+
+  @Override
+  public void onDestinationResumed(String destination, Duration pausedFor) {
+    synchronized (paused) {
+      Paused resumed = paused.get(destination);
+      if (resumed == null || --resumed.relays > 0) {
+        return;
+      }
+      paused.remove(destination);
+      publishPausedLocked();
     }
   }
 

@@ -187,4 +187,49 @@ class OutboxMetricsTest {
     assertThat(registry.get("outbox4j.stats.age").gauge().value()).isNaN();
     assertThat(registry.get("outbox4j.stats.failures").counter().count()).isEqualTo(1);
   }
+
+  @Test
+  void a_paused_destination_has_its_own_gauges_until_it_resumes_while_the_others_flow() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    java.util.concurrent.atomic.AtomicBoolean erpDown = new java.util.concurrent.atomic.AtomicBoolean(true);
+    for (int i = 0; i < 3; i++) {
+      store.enqueue(Message.builder().withDestination("erp").withPayload("e" + i).build());
+      store.enqueue(Message.builder().withDestination("crm").withPayload("c" + i).build());
+    }
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> m.destination().equals("erp") && erpDown.get()
+            ? DeliveryOutcome.retryable("HTTP 503") : DeliveryOutcome.delivered()))
+        .withClock(clock)
+        .onEvent(metrics)
+        .build();
+
+    assertThat(registry.find("outbox4j.destination.paused").gauges()).isEmpty();
+    relay.flush();
+    clock.advance(Duration.ofSeconds(7));
+
+    assertThat(registry.get("outbox4j.destination.paused").tag("destination", "erp").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.destination.paused.duration").tag("destination", "erp").gauge().value())
+        .isEqualTo(7);
+    assertThat(registry.find("outbox4j.destination.paused").tag("destination", "crm").gauge()).isNull();
+    assertThat(registry.get("outbox4j.delivered").counter().count()).isEqualTo(3);
+
+    erpDown.set(false);
+    clock.advance(Duration.ofMinutes(1));
+    relay.drain(10);
+
+    assertThat(relay.pausedDestinations()).isEmpty();
+    assertThat(registry.find("outbox4j.destination.paused").gauges()).isEmpty();
+    assertThat(registry.find("outbox4j.destination.paused.duration").gauges()).isEmpty();
+  }
+
+  @Test
+  void destinations_paused_before_the_registry_is_bound_are_shown_once_it_is() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).build();
+    metrics.onDestinationPaused(new dev.outbox4j.DestinationStatus("erp", clock.instant(),
+        clock.instant().plusSeconds(1), "HTTP 503", 0));
+    metrics.bindTo(registry);
+
+    assertThat(registry.get("outbox4j.destination.paused").tag("destination", "erp").tag("outbox", "default")
+        .gauge().value()).isEqualTo(1);
+  }
 }

@@ -76,6 +76,7 @@ public final class ConfigReader {
     keys.put("server.port", "8080");
     keys.put("server.admin-token", "");
     keys.put("server.show-payloads", "false");
+    keys.put("health.fail-readiness-when-degraded", "false");
     return java.util.Collections.unmodifiableMap(keys);
   }
 
@@ -212,7 +213,8 @@ public final class ConfigReader {
           text("server.bind"),
           integer("server.port", 0, 65_535),
           optional("server.admin-token").orElse(null),
-          bool("server.show-payloads"));
+          bool("server.show-payloads"),
+          bool("health.fail-readiness-when-degraded"));
       if (server.adminToken() != null && server.adminToken().length() < 16) {
         throw new ConfigException("server.admin-token", "must be at least 16 characters long",
             origin("server.admin-token"));

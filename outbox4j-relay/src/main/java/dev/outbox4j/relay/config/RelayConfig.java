@@ -139,13 +139,30 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param port the port; 0 picks a free one
    * @param adminToken the token admin actions need, or {@code null} to generate one at start
    * @param showPayloads whether the dashboard shows payloads
+   * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 rather than 200 while a destination is
+   *     paused (key {@code health.fail-readiness-when-degraded})
    */
-  public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads) {
+  public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
+      boolean failReadinessWhenDegraded) {
+    /**
+     * Readiness stays 200 while a destination is paused (the default).
+     *
+     * @param enabled whether the dashboard, metrics and health endpoints are served
+     * @param bind the address to listen on
+     * @param port the port; 0 picks a free one
+     * @param adminToken the token admin actions need, or {@code null} to generate one at start
+     * @param showPayloads whether the dashboard shows payloads
+     */
+    public Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads) {
+      this(enabled, bind, port, adminToken, showPayloads, false);
+    }
+
     /** Hides the token. */
     @Override
     public String toString() {
       return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
-          + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads + "}";
+          + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads
+          + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + "}";
     }
   }
 

@@ -87,7 +87,8 @@ public final class RelayRuntime implements AutoCloseable {
       closeables.push(transport);
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       closeables.push(registry::close);
-      OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).build();
+      OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).withClock(clock)
+          .build();
       metrics.bindTo(registry);
       delivered = registry.get("outbox4j.delivered").counter();
       List<RelayListener> listeners = new ArrayList<>();
@@ -99,7 +100,8 @@ public final class RelayRuntime implements AutoCloseable {
       token = AdminToken.configuredOrGenerated(config.server().adminToken(), new SecureRandom());
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
-            extras.counters(), extras.handlers(), clock);
+            relay::pausedDestinations, config.server().failReadinessWhenDegraded(), extras.counters(),
+            extras.handlers(), clock);
         closeables.push(dashboard);
       } else {
         dashboard = null;

@@ -3,6 +3,7 @@ package dev.outbox4j.relay.server;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.relay.runtime.StatsSampler;
 import dev.outbox4j.spi.OutboxStore;
@@ -14,6 +15,8 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The relay's web face, on the JDK's own HTTP server: the dashboard page and its script (shipped in the jar, no CDN),
@@ -36,6 +40,11 @@ import java.util.function.LongSupplier;
  *   <li>The page's script builds the page with {@code textContent} only, and the responses forbid inline scripts
  *       ({@code Content-Security-Policy}), so an error text or key holding markup is shown, never run.
  *   <li>Counts come from {@link StatsSampler}, so many open dashboards cost the database nothing extra.
+ *   <li>Paused destinations come from the relay itself ({@code Relay.pausedDestinations()}), which judges outages per
+ *       destination: the same list feeds the page, {@code /api/destinations} and {@code /health/ready}. A paused
+ *       destination makes readiness {@code DEGRADED}, answered 200 by default: restarting or unrouting a relay does
+ *       not bring a remote endpoint back, while its other destinations still flow. {@code
+ *       health.fail-readiness-when-degraded} makes it 503 for those who want that.
  * </ul>
  *
  * <p>Thread-safe. Handlers run on a small private executor.
@@ -49,6 +58,8 @@ public final class DashboardServer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final AdminToken token;
   private final boolean showPayloads;
+  private final Supplier<List<DestinationStatus>> pausedDestinations;
+  private final boolean failReadinessWhenDegraded;
   private final Map<String, LongSupplier> extraCounters;
   private final Clock clock;
   private final ExecutorService executor;
@@ -60,12 +71,15 @@ public final class DashboardServer implements AutoCloseable {
    * @param registry the metrics to expose
    * @param token what admin actions need
    * @param showPayloads whether the quarantined list carries payloads
+   * @param pausedDestinations the relay's paused destinations ({@code Relay::pausedDestinations})
+   * @param failReadinessWhenDegraded whether readiness answers 503 rather than 200 while a destination is paused
    * @param extraCounters further named counts for the page (the demo's sink), in display order
    * @param extraHandlers further paths to serve (the demo's sink)
    * @param clock the time of requeues
    */
   public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
-      AdminToken token, boolean showPayloads, Map<String, LongSupplier> extraCounters,
+      AdminToken token, boolean showPayloads, Supplier<List<DestinationStatus>> pausedDestinations,
+      boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
       Map<String, HttpHandler> extraHandlers, Clock clock) {
     this.server = server;
     this.store = store;
@@ -73,6 +87,8 @@ public final class DashboardServer implements AutoCloseable {
     this.registry = registry;
     this.token = token;
     this.showPayloads = showPayloads;
+    this.pausedDestinations = pausedDestinations;
+    this.failReadinessWhenDegraded = failReadinessWhenDegraded;
     this.extraCounters = new LinkedHashMap<>(extraCounters);
     this.clock = clock;
     this.executor = Executors.newFixedThreadPool(4, runnable -> {
@@ -84,6 +100,7 @@ public final class DashboardServer implements AutoCloseable {
     server.createContext("/", guarded(this::page));
     server.createContext("/api/status", guarded(this::status));
     server.createContext("/api/quarantined", guarded(this::quarantined));
+    server.createContext("/api/destinations", guarded(this::destinations));
     server.createContext("/api/entries/", guarded(this::action));
     server.createContext("/metrics", guarded(this::metrics));
     server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
@@ -173,7 +190,37 @@ public final class DashboardServer implements AutoCloseable {
     extraCounters.forEach((name, counter) -> extra.put(name, counter.getAsLong()));
     body.put("extra", extra);
     body.put("showPayloads", showPayloads);
+    body.put("pausedDestinations", pausedDestinations.get().size());
     sendJson(exchange, 200, body);
+  }
+
+  private void destinations(HttpExchange exchange) throws IOException {
+    Instant now = clock.instant();
+    List<Object> paused = new ArrayList<>();
+    for (DestinationStatus status : pausedDestinations.get()) {
+      paused.add(describe(status, now));
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("at", now.toEpochMilli());
+    body.put("paused", paused);
+    sendJson(exchange, 200, body);
+  }
+
+  /**
+   * One paused destination as the API shows it. {@code state} is {@code probing} once its next probe is due (the
+   * relay sends a few of its entries on its next pass), {@code paused} before.
+   */
+  private static Map<String, Object> describe(DestinationStatus status, Instant now) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("destination", status.destination());
+    row.put("state", now.isBefore(status.nextProbeAt()) ? "paused" : "probing");
+    row.put("pausedSince", status.pausedSince().toString());
+    row.put("pausedForSeconds", Math.max(0, Duration.between(status.pausedSince(), now).toMillis() / 1000.0));
+    row.put("nextProbeAt", status.nextProbeAt().toString());
+    row.put("nextProbeInSeconds", Math.max(0, Duration.between(now, status.nextProbeAt()).toMillis() / 1000.0));
+    row.put("failedProbes", status.failedProbes());
+    row.put("lastError", status.lastError());
+    return row;
   }
 
   private void quarantined(HttpExchange exchange) throws IOException {
@@ -256,13 +303,24 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   private void ready(HttpExchange exchange) throws IOException {
-    if (sampler.ready()) {
-      send(exchange, 200, "application/json", "{\"status\":\"UP\"}");
-    } else {
+    if (!sampler.ready()) {
       String error = sampler.lastError();
       sendJson(exchange, 503, Map.of("status", "DOWN", "reason",
           error == null ? "the database has not answered recently" : "the database does not answer: " + error));
+      return;
     }
+    List<DestinationStatus> paused = pausedDestinations.get();
+    if (paused.isEmpty()) {
+      send(exchange, 200, "application/json", "{\"status\":\"UP\"}");
+      return;
+    }
+    List<String> names = paused.stream().map(DestinationStatus::destination).toList();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "DEGRADED");
+    body.put("reason", (names.size() == 1 ? "destination paused: " : "destinations paused: ")
+        + String.join(", ", names));
+    body.put("pausedDestinations", names);
+    sendJson(exchange, failReadinessWhenDegraded ? 503 : 200, body);
   }
 
   private static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {

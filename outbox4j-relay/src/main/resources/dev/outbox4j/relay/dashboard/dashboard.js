@@ -86,8 +86,17 @@
     return fetch('/api/status', { cache: 'no-store' }).then(function (response) { return response.json(); })
       .then(function (status) {
         var badge = byId('ready');
-        badge.textContent = status.ready ? 'database reachable' : 'database unreachable';
-        badge.className = 'badge ' + (status.ready ? 'up' : 'down');
+        var paused = status.pausedDestinations || 0;
+        if (!status.ready) {
+          badge.textContent = 'database unreachable';
+          badge.className = 'badge down';
+        } else if (paused > 0) {
+          badge.textContent = paused === 1 ? '1 destination paused' : paused + ' destinations paused';
+          badge.className = 'badge degraded';
+        } else {
+          badge.textContent = 'database reachable';
+          badge.className = 'badge up';
+        }
         text('pending', format(status.pending, 0));
         text('in-flight', format(status.inFlight, 0));
         text('quarantined', format(status.quarantined, 0));
@@ -141,6 +150,40 @@
       .catch(function () { say('The relay did not answer.', false); });
   }
 
+  function when(iso, seconds, future) {
+    var at = new Date(iso);
+    var time = isNaN(at.getTime()) ? String(iso) : at.toLocaleTimeString('en-GB');
+    if (seconds === null || seconds === undefined) { return time; }
+    var span = seconds < 90 ? format(seconds, 0) + ' s' : seconds < 5400 ? format(seconds / 60, 0) + ' min'
+      : format(seconds / 3600, 1) + ' h';
+    return time + (future ? ' (in ' + span + ')' : ' (' + span + ' ago)');
+  }
+
+  function refreshDestinations() {
+    return fetch('/api/destinations', { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        var paused = data.paused || [];
+        var body = document.querySelector('#destinations-table tbody');
+        while (body.firstChild) { body.removeChild(body.firstChild); }
+        paused.forEach(function (destination) {
+          var row = document.createElement('tr');
+          row.setAttribute('data-destination', destination.destination);
+          cell(row, destination.destination, 'destination');
+          cell(row, destination.state, 'state ' + (destination.state === 'probing' ? 'probing' : 'paused'));
+          cell(row, when(destination.pausedSince, destination.pausedForSeconds, false), 'since');
+          cell(row, destination.state === 'probing' ? 'due now'
+            : when(destination.nextProbeAt, destination.nextProbeInSeconds, true), 'next-probe');
+          cell(row, destination.failedProbes);
+          cell(row, destination.lastError, 'error');
+          body.appendChild(row);
+        });
+        byId('destinations-table').hidden = paused.length === 0;
+        byId('destinations-flowing').hidden = paused.length > 0;
+      })
+      .catch(function () { /* the status badge already says the relay is unreachable */ });
+  }
+
   function refreshQuarantine() {
     return fetch('/api/quarantined?limit=100', { cache: 'no-store' })
       .then(function (response) { return response.json(); })
@@ -178,7 +221,8 @@
       .catch(function () { /* the status badge already says the relay is unreachable */ });
   }
 
-  refreshStatus().then(refreshQuarantine);
+  refreshStatus().then(refreshDestinations).then(refreshQuarantine);
   setInterval(refreshStatus, 1000);
+  setInterval(refreshDestinations, 1000);
   setInterval(refreshQuarantine, 2000);
 }());

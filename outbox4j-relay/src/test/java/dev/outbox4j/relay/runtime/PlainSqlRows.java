@@ -25,6 +25,15 @@ final class PlainSqlRows {
    */
   static List<UUID> insert(String url, String table, String destination, int keys, int perKey, int startAt,
       boolean notify) throws SQLException {
+    return insert(url, table, destination, "order-", keys, perKey, startAt, notify);
+  }
+
+  /**
+   * @param keyPrefix the ordering keys' prefix (keys are prefix + 0, 1, ...; payloads key + ":" + n)
+   * @return the ids written, in order
+   */
+  static List<UUID> insert(String url, String table, String destination, String keyPrefix, int keys, int perKey,
+      int startAt, boolean notify) throws SQLException {
     List<UUID> ids = new ArrayList<>();
     try (Connection connection = DriverManager.getConnection(url)) {
       connection.setAutoCommit(false);
@@ -34,10 +43,10 @@ final class PlainSqlRows {
           // docs/schema.md, "Writing an outbox row from another application", PostgreSQL, keyed:
           try (PreparedStatement insert = connection.prepareStatement(
               "INSERT INTO " + table + " (id, destination, ordering_key, payload, content_type, headers)\n"
-                  + "VALUES (?, '" + destination + "', 'order-" + k + "', ?, 'application/json',\n"
+                  + "VALUES (?, '" + destination + "', '" + keyPrefix + k + "', ?, 'application/json',\n"
                   + "        '{\"traceparent\":\"" + TRACEPARENT + "\"}')")) {
             insert.setObject(1, id);
-            insert.setBytes(2, ("order-" + k + ":" + n).getBytes(StandardCharsets.UTF_8));
+            insert.setBytes(2, (keyPrefix + k + ":" + n).getBytes(StandardCharsets.UTF_8));
             insert.executeUpdate();
           }
           if (notify) {

@@ -14,13 +14,16 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A webhook receiver for the tests: records each payload in arrival order ({@link #received()}, before answering, so
  * the order is the order of sending) and, once its 204 answer is written, as confirmed ({@link #confirmed()});
- * optionally after a delay per request (to keep deliveries in flight).
+ * optionally after a delay per request (to keep deliveries in flight). Paths given to {@link #refuse} answer 503 (an
+ * endpoint that is down) and record nothing, until {@link #accept} is called for them.
  */
 final class RecordingWebhook implements AutoCloseable {
   private final HttpServer server;
   private final List<String> received = new ArrayList<>();
   private final List<String> confirmed = new ArrayList<>();
   private final List<String> traceparents = new ArrayList<>();
+  private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
   RecordingWebhook(Duration delay) {
     try {
@@ -31,6 +34,12 @@ final class RecordingWebhook implements AutoCloseable {
     server.setExecutor(Executors.newFixedThreadPool(16));
     server.createContext("/", exchange -> {
       try (exchange) {
+        if (refused.contains(exchange.getRequestURI().getPath())) {
+          exchange.getRequestBody().readAllBytes();
+          refusals.incrementAndGet();
+          exchange.sendResponseHeaders(503, -1);
+          return;
+        }
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         synchronized (this) {
           received.add(body);
@@ -58,6 +67,21 @@ final class RecordingWebhook implements AutoCloseable {
   List<String> ordersConfig() {
     return List.of("transports:", "  webhooks:", "    type: http", "    endpoint.orders: " + url("/orders"),
         "destinations:", "  orders: webhooks", "");
+  }
+
+  /** @param path a path that answers 503 from now on */
+  void refuse(String path) {
+    refused.add(path);
+  }
+
+  /** @param path a refused path that answers 204 again */
+  void accept(String path) {
+    refused.remove(path);
+  }
+
+  /** @return requests answered 503 */
+  int refusals() {
+    return refusals.get();
   }
 
   String url(String path) {

@@ -1,5 +1,6 @@
 package dev.outbox4j.spring.actuate;
 
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.spi.OutboxStore;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -18,11 +20,13 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code outbox4j} Actuator endpoint: quarantined entries (never their payloads) and the operator's ways out.
+ * The {@code outbox4j} Actuator endpoint: quarantined entries (never their payloads), the relay's paused destinations,
+ * and the operator's ways out.
  *
  * <ul>
  *   <li>read: {@code GET /actuator/outbox4j?limit=&after=} lists quarantined entries in sequence order, at most
- *       {@code limit} (default 100, at most {@value QuarantineQuery#MAX_LIMIT}) after sequence {@code after};
+ *       {@code limit} (default 100, at most {@value QuarantineQuery#MAX_LIMIT}) after sequence {@code after}, and the
+ *       destinations the relay has paused (all of their deliveries failing alike), whatever the paging;
  *   <li>write: {@code POST /actuator/outbox4j/{id}} requeues the entry (pending again, attempts reset);
  *   <li>delete: {@code DELETE /actuator/outbox4j/{id}} discards it;
  *   <li>write: {@code POST /actuator/outbox4j} with a JSON selection ({@code {"all": true}}, or any of {@code key},
@@ -44,20 +48,33 @@ public final class OutboxEndpoint {
 
   private final OutboxStore store;
   private final Clock clock;
+  private final Supplier<List<DestinationStatus>> pausedDestinations;
 
   /**
+   * Without a relay: no destination is ever listed paused.
+   *
    * @param store the outbox store
    * @param clock the time a requeued entry becomes available
    */
   public OutboxEndpoint(OutboxStore store, Clock clock) {
+    this(store, clock, List::of);
+  }
+
+  /**
+   * @param store the outbox store
+   * @param clock the time a requeued entry becomes available
+   * @param pausedDestinations the relay's paused destinations ({@code relay::pausedDestinations}); empty without one
+   */
+  public OutboxEndpoint(OutboxStore store, Clock clock, Supplier<List<DestinationStatus>> pausedDestinations) {
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.pausedDestinations = Objects.requireNonNull(pausedDestinations, "pausedDestinations");
   }
 
   /**
    * @param limit the most entries to list; default 100
    * @param after list entries after this sequence; default from the start
-   * @return the quarantined entries
+   * @return the quarantined entries and the paused destinations
    */
   @ReadOperation
   public QuarantineReport quarantined(@Nullable Integer limit, @Nullable Long after) {
@@ -65,7 +82,8 @@ public final class OutboxEndpoint {
     if (after != null) {
       query = query.after(after);
     }
-    return new QuarantineReport(store.quarantined(query).stream().map(QuarantinedEntry::of).toList());
+    return new QuarantineReport(store.quarantined(query).stream().map(QuarantinedEntry::of).toList(),
+        pausedDestinations.get().stream().map(PausedDestination::of).toList());
   }
 
   /**
@@ -154,11 +172,35 @@ public final class OutboxEndpoint {
   public record BulkResult(String action, long entries) {}
 
   /**
-   * The quarantined entries of one page.
+   * The quarantined entries of one page, and the destinations paused now.
    *
    * @param entries in sequence order
+   * @param pausedDestinations the destinations the relay has paused, by name; empty while every one flows
    */
-  public record QuarantineReport(List<QuarantinedEntry> entries) {}
+  public record QuarantineReport(List<QuarantinedEntry> entries, List<PausedDestination> pausedDestinations) {
+    /** @param entries in sequence order; no destination paused */
+    public QuarantineReport(List<QuarantinedEntry> entries) {
+      this(entries, List.of());
+    }
+  }
+
+  /**
+   * A destination the relay has paused because all of its deliveries failed alike: its entries are held back
+   * uncharged and probed at capped intervals; other destinations go on.
+   *
+   * @param destination the destination
+   * @param pausedSince when the relay judged it down
+   * @param nextProbeAt when its next probe may be sent
+   * @param lastError what its last failing delivery answered (never a payload)
+   * @param failedProbes probes that failed since the pause began
+   */
+  public record PausedDestination(String destination, Instant pausedSince, Instant nextProbeAt, String lastError,
+      int failedProbes) {
+    static PausedDestination of(DestinationStatus status) {
+      return new PausedDestination(status.destination(), status.pausedSince(), status.nextProbeAt(),
+          status.lastError(), status.failedProbes());
+    }
+  }
 
   /**
    * One quarantined entry, without its payload or headers.

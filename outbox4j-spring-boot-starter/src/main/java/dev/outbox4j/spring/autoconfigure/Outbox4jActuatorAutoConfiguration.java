@@ -1,9 +1,14 @@
 package dev.outbox4j.spring.autoconfigure;
 
+import dev.outbox4j.DestinationStatus;
+import dev.outbox4j.Relay;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.spring.actuate.OutboxEndpoint;
 import dev.outbox4j.spring.actuate.OutboxHealthIndicator;
 import java.time.Clock;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,8 +39,10 @@ public class Outbox4jActuatorAutoConfiguration {
   static class Health {
     @Bean
     @ConditionalOnMissingBean(name = "outbox4jHealthIndicator")
-    OutboxHealthIndicator outbox4jHealthIndicator(JdbcOutboxStore store, Outbox4jProperties properties) {
-      return new OutboxHealthIndicator(store, Clock.systemUTC(), properties.getHealth().getMaxLag());
+    OutboxHealthIndicator outbox4jHealthIndicator(JdbcOutboxStore store, Outbox4jProperties properties,
+        ObjectProvider<Relay> relay) {
+      return new OutboxHealthIndicator(store, Clock.systemUTC(), properties.getHealth().getMaxLag(),
+          pausedDestinations(relay), properties.getHealth().isFailWhenDestinationPaused());
     }
   }
 
@@ -46,8 +53,16 @@ public class Outbox4jActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    OutboxEndpoint outbox4jEndpoint(JdbcOutboxStore store) {
-      return new OutboxEndpoint(store, Clock.systemUTC());
+    OutboxEndpoint outbox4jEndpoint(JdbcOutboxStore store, ObjectProvider<Relay> relay) {
+      return new OutboxEndpoint(store, Clock.systemUTC(), pausedDestinations(relay));
     }
+  }
+
+  /** The relay's paused destinations, looked up when asked (none without a relay bean). */
+  static Supplier<List<DestinationStatus>> pausedDestinations(ObjectProvider<Relay> relay) {
+    return () -> {
+      Relay found = relay.getIfAvailable();
+      return found == null ? List.of() : found.pausedDestinations();
+    };
   }
 }

@@ -616,6 +616,11 @@ public class Outbox4jProperties {
      * reports OUT_OF_SERVICE for lag.
      */
     private @Nullable Duration maxLag;
+    /**
+     * Whether a destination the relay has paused (all of its deliveries failing) makes the health OUT_OF_SERVICE;
+     * by default it stays UP and names the paused destinations in its details.
+     */
+    private boolean failWhenDestinationPaused = false;
 
     public @Nullable Duration getMaxLag() {
       return maxLag;
@@ -623,6 +628,14 @@ public class Outbox4jProperties {
 
     public void setMaxLag(@Nullable Duration maxLag) {
       this.maxLag = maxLag;
+    }
+
+    public boolean isFailWhenDestinationPaused() {
+      return failWhenDestinationPaused;
+    }
+
+    public void setFailWhenDestinationPaused(boolean failWhenDestinationPaused) {
+      this.failWhenDestinationPaused = failWhenDestinationPaused;
     }
   }
 
