@@ -64,8 +64,10 @@ public interface Relay extends AutoCloseable {
   void start();
 
   /**
-   * @return the destinations this relay has paused because all of their deliveries failed alike, by name; empty while
-   *     every destination flows. A snapshot; thread-safe.
+   * @return the destinations this relay holds back, by name: those it paused because all of their deliveries failed
+   *     alike ({@link DestinationStatus.Cause#OUTAGE}), and those an operator paused through the store
+   *     ({@link DestinationStatus.Cause#OPERATOR}, as last read, about once a second); empty while every destination
+   *     flows. A snapshot; thread-safe.
    */
   java.util.List<DestinationStatus> pausedDestinations();
 

@@ -5,10 +5,12 @@ import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorPause;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>A few small collaborators.</b> A pass is claim → {@link AnswerCollector} (send, wait for answers in waves)
  *       → {@link OutcomeRecorder} (write outcomes, confirmations first) → {@link DestinationGates} (which destinations are
  *       down?). Before sending, the gates sort the claims: a paused destination's entries are held back (a few of
- *       them sent as its probe), so one failing destination never takes another's place or time.
+ *       them sent as its probe; none for a destination an operator paused, read through {@link OperatorPauses}), so one
+ *       failing destination never takes another's place or time.
  *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one. The background worker is a
  *       {@link PassLoop}. This class only owns the lifecycle they share.
  *   <li><b>Only a confirmation retires an entry.</b> A delivery still unanswered when shutdown gives up is left
@@ -54,6 +57,7 @@ public final class DefaultRelay implements Relay {
   final RelaySettings settings;
   final RelayEvents events;
   final DestinationGates gates;
+  final OperatorPauses operatorPauses;
   private final AnswerCollector answers;
   private final OutcomeRecorder recorder;
 
@@ -80,6 +84,7 @@ public final class DefaultRelay implements Relay {
     this.settings = settings;
     this.events = new RelayEvents(settings.listeners());
     this.gates = new DestinationGates(settings, events);
+    this.operatorPauses = new OperatorPauses(settings.store(), settings.clock());
     this.answers = new AnswerCollector(settings, shutdownGaveUp);
     this.recorder = new OutcomeRecorder(settings, events, gates);
     this.passFailures = new RelayLog.Streak("relay pass", settings.clock());
@@ -128,7 +133,7 @@ public final class DefaultRelay implements Relay {
 
   @Override
   public List<DestinationStatus> pausedDestinations() {
-    return gates.paused();
+    return gates.paused(operatorPauses.known());
   }
 
   @Override
@@ -205,10 +210,12 @@ public final class DefaultRelay implements Relay {
 
   /**
    * @return {@code true} when a pass found nothing to do but wait for paused destinations: it claimed less than a batch
-   *     (nothing else is claimable), and every claim was held back or failed in an outage
+   *     (nothing else is claimable), and every claim was held back (an outage or an operator's pause) or failed in an
+   *     outage
    */
   boolean onlyPausedDestinations(RelayResult result) {
-    return result.claimed() < settings.batchSize() && result.postponed() == result.claimed() && gates.anyPaused();
+    return result.claimed() < settings.batchSize() && result.postponed() == result.claimed()
+        && (gates.anyPaused() || !operatorPauses.known().isEmpty());
   }
 
   private boolean probeInTheFuture() {
@@ -258,6 +265,7 @@ public final class DefaultRelay implements Relay {
    *     the last pass a drain may run, nor once the relay is stopping
    */
   RelayResult pass(@Nullable ClaimAhead ahead, boolean claimAhead) {
+    Map<String, OperatorPause> operatorPaused = operatorPauses.current(); // read even when idle: pausedDestinations()
     long started = System.nanoTime();
     ClaimAhead.Batch taken = ahead == null ? null : ahead.take();
     List<Claim> claims;
@@ -273,7 +281,7 @@ public final class DefaultRelay implements Relay {
     if (claims.isEmpty()) {
       return RelayResult.EMPTY;
     }
-    DestinationGates.Sorted sorted = gates.sort(claims, settings.clock().instant());
+    DestinationGates.Sorted sorted = gates.sort(claims, settings.clock().instant(), operatorPaused);
     RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0, 0, 0);
     long recording = 0;
     long recordStart = System.nanoTime();

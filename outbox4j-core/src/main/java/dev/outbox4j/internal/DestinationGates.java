@@ -3,6 +3,7 @@ package dev.outbox4j.internal;
 import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.OperatorPause;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,6 +56,12 @@ import org.jspecify.annotations.Nullable;
  * from the base, doubling, to the cap, with equal jitter (half fixed, half random) so a fleet of relays neither hammers
  * a recovering destination nor returns in lockstep. A failed probe's entries come back for the next probe.
  *
+ * <h2>Paused by an operator</h2>
+ * A destination an operator paused ({@link dev.outbox4j.spi.OutboxStore#pauseDestination}, read by the relay about once
+ * a second) is held back like a paused one, but never probed: the operator, not a confirmation, ends its pause. Its
+ * entries are held back for {@link #OPERATOR_HOLD_BACK} only, so they come back within seconds of a resume; a backlog
+ * larger than a batch is therefore claimed and held back again once per that interval.
+ *
  * <p>Gates exist only for destinations with failures: a destination whose deliveries are confirmed has none, so the
  * fast path of a healthy relay is one empty-map check per pass.
  *
@@ -65,6 +72,8 @@ final class DestinationGates {
   static final int PROBE_SIZE = 5;
   /** Different entries failing in a row, with no confirmation, that count as an outage. */
   static final int STREAK_ENTRIES = 3;
+  /** How long the claimed entries of a destination an operator paused are held back: short, so a resume is quick. */
+  static final Duration OPERATOR_HOLD_BACK = Duration.ofSeconds(5);
 
   private final Duration base;
   private final Duration cap;
@@ -131,21 +140,27 @@ final class DestinationGates {
    * Sorts a pass's claims. A paused destination whose probe is due gets up to {@value #PROBE_SIZE} of its claims sent;
    * its next probe then waits until the probe is judged (or, should that never happen, one lease).
    *
+   * A destination an operator paused has all of its claims held back, with no probe.
+   *
    * @param claims the pass's claims, in claim order
    * @param now the relay's clock
+   * @param operatorPaused the destinations an operator paused, by name (as last read from the store)
    * @return what to send and what to hold back
    */
-  synchronized Sorted sort(List<Claim> claims, Instant now) {
-    if (!anyPausedLocked()) {
+  synchronized Sorted sort(List<Claim> claims, Instant now, Map<String, OperatorPause> operatorPaused) {
+    if (operatorPaused.isEmpty() && !anyPausedLocked()) {
       return new Sorted(claims, Map.of());
     }
     List<Claim> send = new ArrayList<>(claims.size());
     Map<String, List<Claim>> held = new LinkedHashMap<>();
+    Map<String, List<Claim>> heldByOperator = new LinkedHashMap<>();
     Map<String, Integer> probes = new HashMap<>();
     for (Claim claim : claims) {
       String destination = claim.message().destination();
       Gate gate = gates.get(destination);
-      if (gate == null || !gate.paused()) {
+      if (operatorPaused.containsKey(destination)) {
+        heldByOperator.computeIfAbsent(destination, d -> new ArrayList<>()).add(claim);
+      } else if (gate == null || !gate.paused()) {
         send.add(claim);
       } else if (!now.isBefore(gate.nextProbeAt) && probes.getOrDefault(destination, 0) < PROBE_SIZE) {
         probes.merge(destination, 1, Integer::sum);
@@ -161,6 +176,10 @@ final class DestinationGates {
     for (Map.Entry<String, List<Claim>> entry : held.entrySet()) {
       Gate gate = gates.get(entry.getKey());
       heldBack.put(entry.getKey(), new HeldBack(entry.getValue(), heldBackReason(gate), holdBack(gate, now)));
+    }
+    for (Map.Entry<String, List<Claim>> entry : heldByOperator.entrySet()) {
+      heldBack.put(entry.getKey(), new HeldBack(entry.getValue(),
+          operatorPaused.get(entry.getKey()).heldBackReason(), now.plus(OPERATOR_HOLD_BACK)));
     }
     return new Sorted(send, heldBack);
   }
@@ -264,15 +283,24 @@ final class DestinationGates {
     return gates.values().stream().filter(Gate::paused).map(g -> g.nextProbeAt).min(Comparator.naturalOrder());
   }
 
-  /** @return the paused destinations, by name */
-  synchronized List<DestinationStatus> paused() {
-    return gates.values().stream().filter(Gate::paused).map(this::statusOf)
-        .sorted(Comparator.comparing(DestinationStatus::destination)).toList();
+  /**
+   * @param operatorPaused the destinations an operator paused, by name
+   * @return the paused destinations, by name, one status each: an operator's pause shown rather than an outage of the
+   *     same destination
+   */
+  synchronized List<DestinationStatus> paused(Map<String, OperatorPause> operatorPaused) {
+    Map<String, DestinationStatus> byName = new java.util.TreeMap<>();
+    gates.values().stream().filter(Gate::paused).forEach(gate -> byName.put(gate.destination, statusOf(gate)));
+    for (OperatorPause pause : operatorPaused.values()) {
+      byName.put(pause.destination(), new DestinationStatus(pause.destination(), DestinationStatus.Cause.OPERATOR,
+          pause.pausedAt(), null, pause.heldBackReason(), 0));
+    }
+    return List.copyOf(byName.values());
   }
 
   private DestinationStatus statusOf(Gate gate) {
-    return new DestinationStatus(gate.destination, gate.pausedSince, gate.nextProbeAt, gate.lastError,
-        Math.max(0, gate.outagePasses - 1));
+    return new DestinationStatus(gate.destination, DestinationStatus.Cause.OUTAGE, gate.pausedSince,
+        gate.nextProbeAt, gate.lastError, Math.max(0, gate.outagePasses - 1));
   }
 
   /** @return the pause before the next probe: between half the current step and the step */

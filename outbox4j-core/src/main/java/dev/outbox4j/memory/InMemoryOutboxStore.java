@@ -11,11 +11,13 @@ import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
+import dev.outbox4j.spi.WaitingSelector;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +70,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
   /** Delivered entries kept for retention, in delivery order. */
   private final TreeMap<Long, Row> delivered = new TreeMap<>();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
+  /** Destinations paused by an operator, by name. */
+  private final TreeMap<String, OperatorPause> pauses = new TreeMap<>();
   private long nextSequence = 1;
 
   private InMemoryOutboxStore(Builder builder) {
@@ -379,6 +383,84 @@ public final class InMemoryOutboxStore implements OutboxStore {
     }
     String reason = e.quarantineReason() != null ? e.quarantineReason() : e.lastError();
     return selector.reasonContains() == null || (reason != null && reason.contains(selector.reasonContains()));
+  }
+
+  @Override
+  public int countWaiting(WaitingSelector selector, Instant now) {
+    synchronized (lock) {
+      return waiting(selector, now, Integer.MAX_VALUE).size();
+    }
+  }
+
+  @Override
+  public int parkWaiting(WaitingSelector selector, Instant now, int limit) {
+    checkLimit(limit);
+    synchronized (lock) {
+      List<Row> rows = waiting(selector, now, limit);
+      for (Row row : rows) {
+        OutboxEntry e = row.entry;
+        set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.PARKED, e.attempts(), e.lastError(), null,
+            e.createdAt(), e.availableAt(), null, null, e.version() + 1));
+      }
+      return rows.size();
+    }
+  }
+
+  @Override
+  public int discardWaiting(WaitingSelector selector, Instant now, int limit) {
+    checkLimit(limit);
+    synchronized (lock) {
+      List<Row> rows = waiting(selector, now, limit);
+      rows.forEach(this::remove);
+      return rows.size();
+    }
+  }
+
+  /** @return up to {@code limit} waiting rows the selector matches that are under no unexpired claim, oldest first */
+  private List<Row> waiting(WaitingSelector selector, Instant now, int limit) {
+    List<Row> found = new ArrayList<>();
+    for (Row row : undelivered.values()) {
+      if (found.size() == limit) {
+        break;
+      }
+      OutboxEntry e = row.entry;
+      boolean claimed = row.leaseUntil != null && row.leaseUntil.isAfter(now);
+      if (e.status().isDeliverable() && !claimed
+          && (selector.destination() == null || selector.destination().equals(e.message().destination()))
+          && (selector.orderingKey() == null
+              || selector.orderingKey().equals(e.message().orderingKey().orElse(null)))) {
+        found.add(row);
+      }
+    }
+    return found;
+  }
+
+  private static void checkLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+  }
+
+  @Override
+  public boolean pauseDestination(String destination, String by, String reason, Instant now) {
+    OperatorPause pause = OperatorPause.of(destination, by, reason, now);
+    synchronized (lock) {
+      return pauses.putIfAbsent(destination, pause) == null;
+    }
+  }
+
+  @Override
+  public boolean resumeDestination(String destination) {
+    synchronized (lock) {
+      return pauses.remove(destination) != null;
+    }
+  }
+
+  @Override
+  public List<OperatorPause> operatorPauses() {
+    synchronized (lock) {
+      return List.copyOf(pauses.values());
+    }
   }
 
   @Override

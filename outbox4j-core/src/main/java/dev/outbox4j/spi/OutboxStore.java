@@ -43,7 +43,10 @@ import org.jspecify.annotations.Nullable;
  * <h2>Operator face</h2>
  * Entries that wait for an operator ({@link EntryStatus#QUARANTINED} and {@link EntryStatus#PARKED}) are listed by
  * {@link #quarantined}, put back in line by {@link #requeue} / {@link #requeueAll} and deleted by {@link #discard} /
- * {@link #discardAll}; the bulk forms work in bounded batches.
+ * {@link #discardAll}; the bulk forms work in bounded batches. Waiting entries (pending or failed, not under an
+ * unexpired claim) of a destination or a key can be counted, parked and discarded in bounded batches too
+ * ({@link #countWaiting}, {@link #parkWaiting}, {@link #discardWaiting}), and a destination can be paused by hand for
+ * every relay ({@link #pauseDestination}, {@link #resumeDestination}, {@link #operatorPauses}).
  *
  * <p>Implementations must be thread-safe and safe to use from many processes at once (where they are durable). Every
  * method may throw {@link OutboxException} when the underlying storage fails.
@@ -230,6 +233,72 @@ public interface OutboxStore {
    * @throws IllegalArgumentException if limit is not positive
    */
   int discardAll(QuarantineSelector selector, int limit);
+
+  /**
+   * Counts the waiting entries (pending or failed) the selector matches that are not under an unexpired claim: what
+   * {@link #parkWaiting} or {@link #discardWaiting} would act on now. For an operator's dry run and confirmation.
+   *
+   * @param selector which waiting entries
+   * @param now the current time, to tell unexpired claims from expired ones
+   * @return how many match
+   */
+  int countWaiting(WaitingSelector selector, Instant now);
+
+  /**
+   * Parks up to {@code limit} of the selected waiting entries, oldest first, in one short unit of work: each becomes
+   * {@link EntryStatus#PARKED} (attempts, last error and times kept), is no longer claimed, is listed by
+   * {@link #quarantined}, and blocks its ordering key until {@link #requeue} / {@link #requeueAll} or
+   * {@link #discard} / {@link #discardAll}. An entry under an unexpired claim (a relay may be sending it) is never
+   * touched; where claims are held outside the row (PostgreSQL session locks), a claim that a live relay still holds
+   * counts as unexpired. Order is kept: a parked entry is still its key's head, so nothing of its key overtakes it, including
+   * entries of the same key for other destinations.
+   *
+   * @param selector which waiting entries
+   * @param now the current time, to tell unexpired claims from expired ones
+   * @param limit the most entries to park in this call; positive
+   * @return how many were parked; call again while it returns {@code limit}
+   * @throws IllegalArgumentException if limit is not positive
+   */
+  int parkWaiting(WaitingSelector selector, Instant now, int limit);
+
+  /**
+   * Deletes up to {@code limit} of the selected waiting entries for good, oldest first, in one short unit of work,
+   * never one under an unexpired claim. Deleting a key's waiting entries drops those messages from its stream: the
+   * operator's explicit choice; the key's later entries flow as before.
+   *
+   * @param selector which waiting entries
+   * @param now the current time, to tell unexpired claims from expired ones
+   * @param limit the most entries to delete in this call; positive
+   * @return how many were deleted; call again while it returns {@code limit}
+   * @throws IllegalArgumentException if limit is not positive
+   */
+  int discardWaiting(WaitingSelector selector, Instant now, int limit);
+
+  /**
+   * Pauses a destination by hand, for every relay on this store (across processes): until {@link #resumeDestination},
+   * relays hold its claimed entries back, uncharged and without probes, while every other destination flows. Relays
+   * read the pauses about once a second. Pausing a destination that is paused already changes nothing.
+   *
+   * @param destination the destination, as messages name it; not blank, at most 255 characters
+   * @param by who pauses it (not blank); truncated to 255 characters
+   * @param reason why, in words (may be empty); truncated to 2000 characters
+   * @param now the time recorded as the pause's start
+   * @return {@code true} when it was paused now, {@code false} when it was paused already
+   * @throws IllegalArgumentException if destination or by is blank, or destination is longer than 255 characters
+   */
+  boolean pauseDestination(String destination, String by, String reason, Instant now);
+
+  /**
+   * Ends a pause of {@link #pauseDestination}. Relays notice within about a second; the entries they held back come
+   * back within a few seconds more.
+   *
+   * @param destination the destination
+   * @return {@code false} when it was not paused by an operator
+   */
+  boolean resumeDestination(String destination);
+
+  /** @return the destinations an operator paused, by name */
+  List<OperatorPause> operatorPauses();
 
   /**
    * Deletes delivered entries older than the retention period, at most {@code limit} per call, so a large purge never

@@ -15,11 +15,13 @@ import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.jdbc.internal.LazyDialect;
 import dev.outbox4j.jdbc.internal.StatementTimeouts;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
+import dev.outbox4j.spi.WaitingSelector;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -92,7 +94,8 @@ import org.jspecify.annotations.Nullable;
  * missing row {@link EntryNotFoundException}, a refused transition {@link dev.outbox4j.EntryTransitionException}.
  * {@link #save} inserts only a version-0 entry, so a stale copy of a deleted entry is never inserted again. These are
  * tool paths, so they favour exactness over round trips. The operator's bulk {@link #requeueAll} / {@link #discardAll}
- * lock and change at most 500 selected rows per transaction.
+ * lock and change at most 500 selected rows per transaction, as do {@link #parkWaiting} / {@link #discardWaiting}
+ * (whose statements are in {@link OperatorSql}). Destination pauses live in the table {@code outbox_destination_pause}.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL a claim is two statements in auto-commit (the window, then lock-and-claim with RETURNING; three when
@@ -125,7 +128,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   /** The outbox migration files, in version order. */
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
-          "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql");
+          "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
+          "V7__destination_pauses.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
@@ -880,6 +884,138 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
       }
     }
     return done;
+  }
+
+  @Override
+  public int countWaiting(WaitingSelector selector, Instant now) {
+    OperatorSql.Condition condition = OperatorSql.waiting(names, isPostgres(), selector, false);
+    return autoCommit("countWaiting", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.countWaiting(table, condition))) {
+        bindCondition(select, condition, now);
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          return row.getInt(1);
+        }
+      }
+    });
+  }
+
+  @Override
+  public int parkWaiting(WaitingSelector selector, Instant now, int limit) {
+    return bulkWaiting("parkWaiting", selector, now, limit, (c, ids) -> {
+      try (PreparedStatement update = c.prepareStatement(OperatorSql.park(table, placeholders(ids.size())))) {
+        dialect.setInstant(update, 1, now);
+        bindIds(update, 2, ids);
+        return update.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public int discardWaiting(WaitingSelector selector, Instant now, int limit) {
+    return bulkWaiting("discardWaiting", selector, now, limit, (c, ids) -> {
+      try (PreparedStatement delete = c.prepareStatement(OperatorSql.discard(table, placeholders(ids.size())))) {
+        dialect.setInstant(delete, 1, now);
+        bindIds(delete, 2, ids);
+        return delete.executeUpdate();
+      }
+    });
+  }
+
+  /** As {@link #bulk}, over waiting entries under no unexpired claim. */
+  private int bulkWaiting(String what, WaitingSelector selector, Instant now, int limit, BulkChange change) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    OperatorSql.Condition condition = OperatorSql.waiting(names, isPostgres(), selector, true);
+    String lock = OperatorSql.lockWaiting(table, condition);
+    int done = 0;
+    while (done < limit) {
+      int size = Math.min(MAX_IDS_PER_STATEMENT, limit - done);
+      int changed = inTransaction(what, c -> {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement select = c.prepareStatement(lock)) {
+          int next = bindCondition(select, condition, now);
+          select.setInt(next, size);
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              ids.add(dialect.getUuid(found, "id"));
+            }
+          }
+        }
+        return ids.isEmpty() ? 0 : change.apply(c, ids);
+      });
+      done += changed;
+      if (changed < size) {
+        break;
+      }
+    }
+    return done;
+  }
+
+  /** @return the next free parameter index */
+  private int bindCondition(PreparedStatement statement, OperatorSql.Condition condition, Instant now)
+      throws SQLException {
+    int index = 1;
+    for (int i = 0; i < condition.instants(); i++) {
+      dialect.setInstant(statement, index++, now);
+    }
+    for (String text : condition.texts()) {
+      statement.setString(index++, text);
+    }
+    return index;
+  }
+
+  private boolean isPostgres() {
+    return "postgresql".equals(dialect().name());
+  }
+
+  @Override
+  public boolean pauseDestination(String destination, String by, String reason, Instant now) {
+    OperatorPause pause = OperatorPause.of(destination, by, reason, now);
+    return autoCommit("pauseDestination", c -> {
+      try (PreparedStatement insert = c.prepareStatement(OperatorSql.insertPause(pauseTable()))) {
+        insert.setString(1, pause.destination());
+        dialect.setInstant(insert, 2, pause.pausedAt());
+        insert.setString(3, pause.pausedBy());
+        insert.setString(4, pause.reason());
+        return insert.executeUpdate() == 1;
+      } catch (SQLException e) {
+        if (dialect.isUniqueViolation(e)) {
+          return false; // paused already: the first pause stands
+        }
+        throw e;
+      }
+    });
+  }
+
+  @Override
+  public boolean resumeDestination(String destination) {
+    return autoCommit("resumeDestination", c -> {
+      try (PreparedStatement delete = c.prepareStatement(OperatorSql.deletePause(pauseTable()))) {
+        delete.setString(1, destination);
+        return delete.executeUpdate() > 0;
+      }
+    });
+  }
+
+  @Override
+  public List<OperatorPause> operatorPauses() {
+    return autoCommit("operatorPauses", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.selectPauses(pauseTable()));
+          ResultSet row = select.executeQuery()) {
+        List<OperatorPause> pauses = new ArrayList<>();
+        while (row.next()) {
+          pauses.add(new OperatorPause(row.getString(1), Objects.requireNonNull(dialect.getInstant(row, 2)),
+              row.getString(3), row.getString(4)));
+        }
+        return pauses;
+      }
+    });
+  }
+
+  private String pauseTable() {
+    return names.qualified("outbox_destination_pause");
   }
 
   @Override

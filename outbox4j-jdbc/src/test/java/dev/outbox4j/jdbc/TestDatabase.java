@@ -113,7 +113,8 @@ enum TestDatabase {
       switch (this) {
         case POSTGRES -> PostgresTestOutbox.dropOutboxSchema(s, names);
         case MARIADB -> s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", "
-            + names.qualified("outbox_key") + ", " + names.qualified("schema_version"));
+            + names.qualified("outbox_key") + ", " + names.qualified("outbox_destination_pause") + ", "
+            + names.qualified("schema_version"));
         case H2 -> s.execute("DROP ALL OBJECTS");
       }
     } catch (SQLException e) {
@@ -154,6 +155,7 @@ enum TestDatabase {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
       s.execute("DELETE FROM " + names.qualified("outbox"));
       s.execute("DELETE FROM " + names.qualified("outbox_key"));
+      s.execute("DELETE FROM " + names.qualified("outbox_destination_pause"));
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }

@@ -225,7 +225,7 @@ class OutboxMetricsTest {
   @Test
   void destinations_paused_before_the_registry_is_bound_are_shown_once_it_is() {
     OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).build();
-    metrics.onDestinationPaused(new dev.outbox4j.DestinationStatus("erp", clock.instant(),
+    metrics.onDestinationPaused(new dev.outbox4j.DestinationStatus("erp", dev.outbox4j.DestinationStatus.Cause.OUTAGE, clock.instant(),
         clock.instant().plusSeconds(1), "HTTP 503", 0));
     metrics.bindTo(registry);
 

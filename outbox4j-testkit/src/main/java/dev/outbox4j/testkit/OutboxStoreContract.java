@@ -16,11 +16,13 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
+import dev.outbox4j.spi.WaitingSelector;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -1130,6 +1132,144 @@ public abstract class OutboxStoreContract {
     assertThat(store.requeueAll(QuarantineSelector.all(), now(), 600)).isEqualTo(600);
     assertThat(store.stats(now()).quarantined()).isEqualTo(3);
     assertThat(store.discardAll(QuarantineSelector.all(), 10_000)).isEqualTo(3);
+  }
+
+  // ------------------------------------------------------------------------------------------ waiting entries and pauses
+
+  @Test
+  public final void park_waiting_parks_the_selected_waiting_entries_oldest_first_but_never_a_claimed_one() {
+    UUID a1 = store.enqueue(message("webhooks", "A")).id();
+    UUID b1 = store.enqueue(message("webhooks", "B")).id();
+    UUID a2 = store.enqueue(message("webhooks", "A")).id();
+    UUID other = store.enqueue(message("orders", "C")).id();
+    UUID failed = store.markFailed(store.enqueue(message("webhooks", "D")), "503", now()).id();
+    List<Claim> claimed = store.claim(10, now(), LEASE); // the heads of A, B, C and D
+    UUID claimedB = claimed.stream().filter(c -> c.id().equals(b1)).findFirst().orElseThrow().id();
+    store.release(claimed.stream().filter(c -> !c.id().equals(claimedB)).toList());
+
+    assertThat(store.countWaiting(WaitingSelector.ofDestination("webhooks"), now())).isEqualTo(3);
+    assertThat(store.parkWaiting(WaitingSelector.ofDestination("webhooks"), now(), 2)).isEqualTo(2);
+    assertThat(store.find(a1).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.find(a2).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.parkWaiting(WaitingSelector.ofDestination("webhooks"), now(), 2)).isEqualTo(1);
+    assertThat(store.find(failed).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.find(failed).orElseThrow().attempts()).isEqualTo(1);
+    assertThat(store.find(failed).orElseThrow().lastError()).isEqualTo("503");
+    assertThat(store.find(b1).orElseThrow().status()).isEqualTo(EntryStatus.PENDING); // claimed: untouched
+    assertThat(store.find(other).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.countWaiting(WaitingSelector.ofDestination("webhooks"), now())).isZero();
+
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id)
+        .containsExactly(a1, a2, failed);
+    assertThat(store.claim(10, now().plus(LEASE).plusSeconds(1), LEASE)).extracting(Claim::id)
+        .containsExactlyInAnyOrder(b1, other); // B's claim expired; A and D are blocked by their parked heads
+    assertThatThrownBy(() -> store.parkWaiting(WaitingSelector.ofKey("A"), now(), 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void a_parked_key_keeps_its_order_and_flows_again_in_write_order_once_requeued() {
+    List<UUID> key = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      key.add(store.enqueue(message("d", "K")).id());
+    }
+    UUID otherKey = store.enqueue(message("d", "L")).id();
+
+    assertThat(store.countWaiting(WaitingSelector.ofKey("K"), now())).isEqualTo(3);
+    assertThat(store.parkWaiting(WaitingSelector.ofKey("K"), now(), 100)).isEqualTo(3);
+    assertThat(store.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(otherKey);
+    assertThat(store.requeueAll(QuarantineSelector.ofKey("K"), now(), 100)).isEqualTo(3);
+
+    List<UUID> handedOut = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      List<Claim> claims = store.claim(10, now(), LEASE);
+      assertThat(claims).hasSize(1);
+      handedOut.add(claims.get(0).id());
+      store.markDelivered(claims, now());
+    }
+    assertThat(handedOut).containsExactlyElementsOf(key);
+  }
+
+  @Test
+  public final void discard_waiting_deletes_the_selected_waiting_entries_in_bounded_batches_but_never_a_claimed_one() {
+    UUID quarantined = quarantineNew(message("d", "Q"), poison("bad"));
+    List<UUID> key = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      key.add(store.enqueue(message("d", "K")).id());
+    }
+    UUID sameKeyOtherDestination = store.enqueue(message("e", "K")).id();
+    Claim head = store.claim(10, now(), LEASE).stream().filter(c -> c.id().equals(key.get(0))).findFirst()
+        .orElseThrow();
+
+    WaitingSelector selector = new WaitingSelector("K", "d");
+    assertThat(store.countWaiting(selector, now())).isEqualTo(3);
+    assertThat(store.discardWaiting(selector, now(), 2)).isEqualTo(2);
+    assertThat(store.find(key.get(1))).isEmpty();
+    assertThat(store.find(key.get(2))).isEmpty();
+    assertThat(store.discardWaiting(selector, now(), 2)).isEqualTo(1);
+    assertThat(store.discardWaiting(selector, now(), 2)).isZero();
+    assertThat(store.find(key.get(0))).isPresent(); // under its claim, which still completes
+    assertThat(store.markDelivered(List.of(head), now())).isEmpty();
+    assertThat(store.find(sameKeyOtherDestination)).isPresent();
+    assertThat(store.find(quarantined).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.claim(10, now(), LEASE)).extracting(Claim::id).containsExactly(sameKeyOtherDestination);
+    assertThatThrownBy(() -> store.discardWaiting(selector, now(), 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void an_expired_claim_does_not_protect_an_entry_from_park_or_discard() {
+    UUID id = store.enqueue(message("d", "K")).id();
+    Claim claim = store.claim(1, now(), LEASE).get(0);
+    Instant later = now().plus(LEASE).plusSeconds(1);
+
+    assertThat(store.countWaiting(WaitingSelector.ofKey("K"), now())).isZero();
+    assertThat(store.countWaiting(WaitingSelector.ofKey("K"), later)).isEqualTo(1);
+    if (!claimChangesTheEntry()) {
+      return; // claims held outside the row (session locks): a live relay's lock still counts as its claim
+    }
+    assertThat(store.parkWaiting(WaitingSelector.ofKey("K"), later, 10)).isEqualTo(1);
+    assertThat(store.find(id).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(store.markFailed(claim, "late", later)).isFalse(); // parking cancelled the stale claim
+  }
+
+  @Test
+  public final void a_waiting_selector_needs_a_destination_or_a_key() {
+    assertThatThrownBy(() -> new WaitingSelector(null, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> WaitingSelector.ofKey("")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> WaitingSelector.ofDestination("")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void a_destination_paused_by_an_operator_is_listed_until_it_is_resumed() {
+    assertThat(store.operatorPauses()).isEmpty();
+    Instant pausedAt = now();
+
+    assertThat(store.pauseDestination("webhooks", "alice", "endpoint migrating", pausedAt)).isTrue();
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(store.pauseDestination("webhooks", "bob", "again", now())).isFalse();
+    assertThat(store.pauseDestination("audit", "bob", "", now())).isTrue();
+    assertThat(store.operatorPauses()).containsExactly(
+        new OperatorPause("audit", now(), "bob", ""),
+        new OperatorPause("webhooks", pausedAt, "alice", "endpoint migrating"));
+
+    assertThat(store.resumeDestination("webhooks")).isTrue();
+    assertThat(store.resumeDestination("webhooks")).isFalse();
+    assertThat(store.operatorPauses()).extracting(OperatorPause::destination).containsExactly("audit");
+    assertThatThrownBy(() -> store.pauseDestination(" ", "alice", "", now()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.pauseDestination("webhooks", "", "", now()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void a_pauses_who_and_why_are_truncated_to_what_the_store_keeps() {
+    String longReason = "r".repeat(OperatorPause.MAX_REASON_LENGTH + 10);
+    String longBy = "b".repeat(OperatorPause.MAX_BY_LENGTH + 10);
+
+    assertThat(store.pauseDestination("d", longBy, longReason, now())).isTrue();
+    OperatorPause pause = store.operatorPauses().get(0);
+    assertThat(pause.reason()).hasSize(OperatorPause.MAX_REASON_LENGTH);
+    assertThat(pause.pausedBy()).hasSize(OperatorPause.MAX_BY_LENGTH);
   }
 
   // ------------------------------------------------------------------------------------------ rows the store cannot read

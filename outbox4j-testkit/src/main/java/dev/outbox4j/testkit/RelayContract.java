@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.BatchReport;
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.EntryStatus;
 import dev.outbox4j.Message;
 import dev.outbox4j.OutboxEntry;
@@ -871,6 +872,64 @@ public abstract class RelayContract {
           .containsExactlyElementsOf(key.getValue());
     }
     assertThat(arrivals).hasSize(ids.size());
+  }
+
+  @Test
+  public final void a_destination_paused_by_an_operator_is_held_back_uncharged_with_no_probe_while_others_flow_until_resumed() {
+    List<UUID> webhooks = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      webhooks.add(writeTo("webhooks", null, "w" + i));
+      writeTo("orders", null, "o" + i);
+    }
+    List<String> received = new CopyOnWriteArrayList<>();
+    Relay relay = relay(InProcessTransport.consuming(m -> received.add(m.destination() + ":" + text(m)))).build();
+    store.pauseDestination("webhooks", "alice", "endpoint migrating", clock.instant());
+
+    assertThat(relay.flush()).isEqualTo(new RelayResult(6, 3, 3, 0, 3, 0, 0));
+    assertThat(received).containsExactlyInAnyOrder("orders:o0", "orders:o1", "orders:o2");
+    for (UUID id : webhooks) {
+      OutboxEntry entry = store.find(id).orElseThrow();
+      assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
+      assertThat(entry.attempts()).isZero();
+      assertThat(entry.lastError()).isEqualTo("paused by alice: endpoint migrating");
+      assertThat(entry.availableAt()).isEqualTo(clock.instant().plusSeconds(5)); // short: back soon after a resume
+    }
+    assertThat(relay.pausedDestinations()).singleElement().satisfies(paused -> {
+      assertThat(paused.destination()).isEqualTo("webhooks");
+      assertThat(paused.cause()).isEqualTo(DestinationStatus.Cause.OPERATOR);
+      assertThat(paused.nextProbeAt()).isNull();
+      assertThat(paused.lastError()).isEqualTo("paused by alice: endpoint migrating");
+    });
+
+    clock.advance(Duration.ofMinutes(10)); // however long it lasts: no probe
+    writeTo("orders", null, "o3");
+    assertThat(relay.drain(10).delivered()).isEqualTo(1);
+    assertThat(received).hasSize(4).allSatisfy(r -> assertThat(r).startsWith("orders:"));
+    assertThat(store.find(webhooks.get(0)).orElseThrow().attempts()).isZero();
+
+    assertThat(store.resumeDestination("webhooks")).isTrue();
+    clock.advance(Duration.ofSeconds(5)); // the relay reads the pauses again, and the held-back entries come back
+    assertThat(relay.drain(10).delivered()).isEqualTo(3);
+    assertThat(received).contains("webhooks:w0", "webhooks:w1", "webhooks:w2");
+    assertThat(relay.pausedDestinations()).isEmpty();
+  }
+
+  @Test
+  public final void a_pause_from_another_process_takes_effect_when_the_relay_next_reads_the_pauses_within_a_second() {
+    List<String> received = new CopyOnWriteArrayList<>();
+    Relay relay = relay(InProcessTransport.consuming(m -> received.add(text(m)))).build();
+    writeTo("webhooks", null, "before");
+    relay.flush();
+
+    secondStore(clock).pauseDestination("webhooks", "cli", "", clock.instant());
+    clock.advance(Duration.ofSeconds(1));
+    writeTo("webhooks", null, "after");
+    RelayResult result = relay.flush();
+
+    assertThat(result.postponed()).isEqualTo(1);
+    assertThat(received).containsExactly("before");
+    assertThat(relay.pausedDestinations()).extracting(DestinationStatus::destination).containsExactly("webhooks");
+    assertThat(relay.pausedDestinations().get(0).lastError()).isEqualTo("paused by cli");
   }
 
   @Test

@@ -22,7 +22,8 @@ import picocli.CommandLine.Command;
         "1:failed at run time (database or broker unreachable, statement failed)",
         "2:wrong command line (unknown command or option, malformed argument)",
         "3:wrong configuration (unknown key, wrong type, missing value); nothing was changed",
-        "4:some entries named are not quarantined (the others were handled)"},
+        "4:nothing matched: some entries named are not quarantined (the others were handled), no waiting entry"
+            + " matched, or the destination is not paused"},
     commandListHeading = "%nCommands:%n",
     footer = {"", "Every command takes --help. Configuration reference: docs/relay-app.md."})
 public final class Commands implements Runnable {
@@ -46,6 +47,9 @@ public final class Commands implements Runnable {
     line.addSubcommand(new QuarantinedCommand(context));
     line.addSubcommand(new EntryActionCommand.Requeue(context));
     line.addSubcommand(new EntryActionCommand.Discard(context));
+    line.addSubcommand(new ParkCommand(context));
+    line.addSubcommand(new PauseCommand.Pause(context));
+    line.addSubcommand(new PauseCommand.Resume(context));
     line.addSubcommand(new PurgeCommand(context));
     line.setOut(context.out());
     line.setErr(context.err());

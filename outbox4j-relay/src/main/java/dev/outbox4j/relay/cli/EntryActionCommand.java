@@ -40,6 +40,16 @@ abstract class EntryActionCommand implements Callable<Integer> {
   @Option(names = "--reason", paramLabel = "TEXT", description = "only the entries whose reason contains TEXT")
   @Nullable String reason;
 
+  @Option(names = "--waiting", description = "discard only: the waiting entries (pending or failed, not in flight)"
+      + " of --destination and/or --key instead of quarantined ones; prints the count first")
+  boolean waiting;
+
+  @Option(names = "--dry-run", description = "with --waiting: print how many entries match and change nothing")
+  boolean dryRun;
+
+  @Option(names = "--yes", description = "with --waiting: change more than one entry without asking")
+  boolean yes;
+
   @Option(names = "--kind", paramLabel = "KIND",
       description = "only quarantined entries of this kind: ${COMPLETION-CANDIDATES}")
   @Nullable QuarantineKind kind;
@@ -55,8 +65,28 @@ abstract class EntryActionCommand implements Callable<Integer> {
 
   abstract String done();
 
+  /** @return the exit code of the action on waiting entries; only {@code discard} has one */
+  int callForWaiting() {
+    context.err().println("--waiting is an option of 'discard' (and see 'park')");
+    context.err().flush();
+    return ExitCodes.USAGE;
+  }
+
   @Override
   public Integer call() {
+    if (waiting) {
+      if (!ids.isEmpty() || all || reason != null || kind != null) {
+        context.err().println("--waiting selects by --destination and/or --key only");
+        context.err().flush();
+        return ExitCodes.USAGE;
+      }
+      return callForWaiting();
+    }
+    if (dryRun || yes) {
+      context.err().println("--dry-run and --yes go with --waiting");
+      context.err().flush();
+      return ExitCodes.USAGE;
+    }
     boolean selecting = all || key != null || destination != null || reason != null || kind != null;
     if (selecting == !ids.isEmpty()) {
       context.err().println(selecting
@@ -143,10 +173,24 @@ abstract class EntryActionCommand implements Callable<Integer> {
   }
 
   @Command(name = "discard", mixinStandardHelpOptions = true,
-      description = "Delete quarantined entries for good, unblocking their ordering keys.")
+      description = {"Delete quarantined entries for good, unblocking their ordering keys.",
+          "With --waiting: delete the waiting entries of a destination and/or key for good (never one in flight);"
+              + " prints the count first; more than one entry needs --yes (or a 'y' at a terminal)."})
   static final class Discard extends EntryActionCommand {
     Discard(CliContext context) {
       super(context);
+    }
+
+    @Override
+    int callForWaiting() {
+      dev.outbox4j.spi.WaitingSelector selector = ParkCommand.selector(context(), key, destination);
+      if (selector == null) {
+        return ExitCodes.USAGE;
+      }
+      try (OutboxAccess access = new OutboxAccess(database.read(context()))) {
+        return WaitingAction.run(context(), access, selector, "discard", "discarded", dryRun, yes,
+            (limit, now) -> access.store().discardWaiting(selector, now, limit));
+      }
     }
 
     @Override

@@ -10,7 +10,10 @@ public final class ExitCodes {
   public static final int USAGE = 2;
   /** The configuration is wrong: unknown key, wrong type, missing value. Nothing was changed. */
   public static final int CONFIG = 3;
-  /** Some entries named on the command line are not quarantined (the others were handled). */
+  /**
+   * Nothing matched: some entries named on the command line are not quarantined (the others were handled), no waiting
+   * entry matched a {@code park} or {@code discard --waiting}, or {@code resume} named a destination not paused.
+   */
   public static final int NOT_FOUND = 4;
 
   private ExitCodes() {}

@@ -207,17 +207,22 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   /**
-   * One paused destination as the API shows it. {@code state} is {@code probing} once its next probe is due (the
-   * relay sends a few of its entries on its next pass), {@code paused} before.
+   * One paused destination as the API shows it. {@code cause} is {@code OUTAGE} (the relay judged it down) or
+   * {@code OPERATOR} (paused by hand, never probed). {@code state} is {@code probing} once an outage's next probe is due
+   * (the relay sends a few of its entries on its next pass), {@code paused} before, and always for an operator pause,
+   * which has no next probe ({@code nextProbeAt} and {@code nextProbeInSeconds} are then null).
    */
   private static Map<String, Object> describe(DestinationStatus status, Instant now) {
     Map<String, Object> row = new LinkedHashMap<>();
+    Instant nextProbe = status.nextProbeAt();
     row.put("destination", status.destination());
-    row.put("state", now.isBefore(status.nextProbeAt()) ? "paused" : "probing");
+    row.put("cause", status.cause().name());
+    row.put("state", nextProbe == null || now.isBefore(nextProbe) ? "paused" : "probing");
     row.put("pausedSince", status.pausedSince().toString());
     row.put("pausedForSeconds", Math.max(0, Duration.between(status.pausedSince(), now).toMillis() / 1000.0));
-    row.put("nextProbeAt", status.nextProbeAt().toString());
-    row.put("nextProbeInSeconds", Math.max(0, Duration.between(now, status.nextProbeAt()).toMillis() / 1000.0));
+    row.put("nextProbeAt", nextProbe == null ? null : nextProbe.toString());
+    row.put("nextProbeInSeconds",
+        nextProbe == null ? null : Math.max(0, Duration.between(now, nextProbe).toMillis() / 1000.0));
     row.put("failedProbes", status.failedProbes());
     row.put("lastError", status.lastError());
     return row;

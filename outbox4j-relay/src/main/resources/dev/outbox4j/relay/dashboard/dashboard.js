@@ -170,9 +170,11 @@
           var row = document.createElement('tr');
           row.setAttribute('data-destination', destination.destination);
           cell(row, destination.destination, 'destination');
-          cell(row, destination.state, 'state ' + (destination.state === 'probing' ? 'probing' : 'paused'));
+          cell(row, destination.cause === 'OPERATOR' ? 'paused by operator' : destination.state,
+            'state ' + (destination.state === 'probing' ? 'probing' : 'paused'));
           cell(row, when(destination.pausedSince, destination.pausedForSeconds, false), 'since');
-          cell(row, destination.state === 'probing' ? 'due now'
+          cell(row, destination.nextProbeAt === null ? 'none (resume by hand)'
+            : destination.state === 'probing' ? 'due now'
             : when(destination.nextProbeAt, destination.nextProbeInSeconds, true), 'next-probe');
           cell(row, destination.failedProbes);
           cell(row, destination.lastError, 'error');

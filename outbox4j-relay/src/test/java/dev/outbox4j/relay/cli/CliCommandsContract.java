@@ -107,7 +107,8 @@ abstract class CliCommandsContract {
 
   @Test
   final void every_command_prints_its_help_and_exits_0() {
-    for (String command : List.of("demo", "run", "migrate", "status", "quarantined", "requeue", "discard", "purge")) {
+    for (String command : List.of("demo", "run", "migrate", "status", "quarantined", "requeue", "discard", "purge",
+        "park", "pause", "resume")) {
       CliRun run = CliRun.of(command, "--help");
       assertThat(run.code()).as(command).isZero();
       assertThat(run.out()).as(command).contains("Usage:", command);
@@ -212,6 +213,76 @@ abstract class CliCommandsContract {
     CliRun none = cli("requeue", config(""), "--all");
     assertThat(none.code()).isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(none.out()).contains("requeued 0 entries");
+  }
+
+  @Test
+  final void pause_and_resume_a_destination_for_every_relay_and_status_lists_the_pause() throws Exception {
+    store.migrate();
+    Path config = config("");
+
+    CliRun pause = cli("pause", config, "--destination", "webhooks", "--reason", "endpoint \"v2\" migrating",
+        "--by", "alice");
+    assertThat(pause.code()).as(pause.err()).isZero();
+    assertThat(pause.out()).contains("paused destination 'webhooks'");
+    assertThat(store.operatorPauses()).singleElement().satisfies(p -> {
+      assertThat(p.pausedBy()).isEqualTo("alice");
+      assertThat(p.reason()).isEqualTo("endpoint \"v2\" migrating");
+    });
+    CliRun again = cli("pause", config, "--destination", "webhooks");
+    assertThat(again.code()).isZero();
+    assertThat(again.out()).contains("already paused", "paused by alice");
+
+    CliRun text = cli("status", config);
+    assertThat(text.out()).contains("paused       webhooks  paused by alice: endpoint \"v2\" migrating");
+    CliRun json = cli("status", config, "--json");
+    assertThat(json.out()).contains("\"pausedDestinations\":[{\"destination\":\"webhooks\",\"pausedBy\":\"alice\"",
+        "\"reason\":\"endpoint \\\"v2\\\" migrating\"}]");
+
+    CliRun resume = cli("resume", config, "--destination", "webhooks");
+    assertThat(resume.code()).as(resume.err()).isZero();
+    assertThat(store.operatorPauses()).isEmpty();
+    assertThat(cli("status", config).out()).contains("paused       none");
+    CliRun notPaused = cli("resume", config, "--destination", "webhooks");
+    assertThat(notPaused.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(notPaused.err()).contains("not paused");
+    assertThat(cli("pause", config).code()).isEqualTo(ExitCodes.USAGE); // --destination is required
+  }
+
+  @Test
+  final void park_and_discard_waiting_print_the_count_first_and_change_more_than_one_entry_only_with_yes()
+      throws Exception {
+    store.migrate();
+    Path config = config("");
+    OutboxEntry first = store.enqueue(message("webhooks", "hook-1"));
+    OutboxEntry second = store.enqueue(message("webhooks", "hook-2"));
+    OutboxEntry other = store.enqueue(message("orders", "order-1"));
+
+    CliRun dryRun = cli("park", config, "--destination", "webhooks", "--dry-run");
+    assertThat(dryRun.code()).as(dryRun.err()).isZero();
+    assertThat(dryRun.out()).contains("2 waiting entries for destination 'webhooks'", "nothing was changed");
+    CliRun unconfirmed = cli("park", config, "--destination", "webhooks");
+    assertThat(unconfirmed.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(unconfirmed.out()).contains("2 waiting entries");
+    assertThat(unconfirmed.err()).contains("add --yes");
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+
+    CliRun oneKey = cli("park", config, "--key", "hook-1");
+    assertThat(oneKey.code()).as(oneKey.err()).isZero();
+    assertThat(oneKey.out()).contains("1 waiting entry of key 'hook-1'", "parked 1 entry");
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+
+    CliRun discard = cli("discard", config, "--waiting", "--destination", "webhooks", "--yes");
+    assertThat(discard.code()).as(discard.err()).isZero();
+    assertThat(discard.out()).contains("1 waiting entry", "discarded 1 entry");
+    assertThat(store.find(second.id())).isEmpty();
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED); // not waiting
+    assertThat(store.find(other.id()).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+
+    assertThat(cli("discard", config, "--waiting", "--destination", "webhooks", "--yes").code())
+        .isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(cli("park", config).code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(cli("discard", config, "--waiting", "--all").code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(cli("discard", config, "--all", "--dry-run").code()).isEqualTo(ExitCodes.USAGE);
   }
 
   @Test

@@ -189,16 +189,17 @@ public final class OutboxEndpoint {
    * uncharged and probed at capped intervals; other destinations go on.
    *
    * @param destination the destination
-   * @param pausedSince when the relay judged it down
-   * @param nextProbeAt when its next probe may be sent
-   * @param lastError what its last failing delivery answered (never a payload)
+   * @param cause {@code OUTAGE} (judged down by the relay) or {@code OPERATOR} (paused by hand)
+   * @param pausedSince when it was paused
+   * @param nextProbeAt when its next probe may be sent; {@code null} for an operator pause, which is never probed
+   * @param lastError what its last failing delivery answered, or the operator's reason (never a payload)
    * @param failedProbes probes that failed since the pause began
    */
-  public record PausedDestination(String destination, Instant pausedSince, Instant nextProbeAt, String lastError,
-      int failedProbes) {
+  public record PausedDestination(String destination, String cause, Instant pausedSince,
+      @org.jspecify.annotations.Nullable Instant nextProbeAt, String lastError, int failedProbes) {
     static PausedDestination of(DestinationStatus status) {
-      return new PausedDestination(status.destination(), status.pausedSince(), status.nextProbeAt(),
-          status.lastError(), status.failedProbes());
+      return new PausedDestination(status.destination(), status.cause().name(), status.pausedSince(),
+          status.nextProbeAt(), status.lastError(), status.failedProbes());
     }
   }
 
