@@ -11,6 +11,7 @@ import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -491,28 +493,87 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public OutboxStats stats(Instant now) {
+    Tally all = new Tally();
     synchronized (lock) {
-      long pending = 0;
-      long inFlight = 0;
-      long quarantinedCount = 0;
-      Instant oldest = null;
-      for (Row row : undelivered.values()) {
-        if (row.entry.status().awaitsOperator()) {
-          quarantinedCount++;
-          continue;
+      tally(now, (row, kind) -> all.add(row, kind));
+    }
+    return all.stats();
+  }
+
+  @Override
+  public List<DestinationStats> destinationStats(Instant now, int limit) {
+    DestinationStats.checkLimit(limit);
+    Map<String, Tally> byDestination = new HashMap<>();
+    synchronized (lock) {
+      tally(now, (row, kind) -> byDestination.computeIfAbsent(row.entry.message().destination(), d -> new Tally())
+          .add(row, kind));
+    }
+    List<DestinationStats> rows = new ArrayList<>();
+    byDestination.forEach((destination, tally) -> rows.add(new DestinationStats(destination, tally.stats())));
+    rows.sort(DESTINATIONS_MOST_BEHIND_FIRST);
+    return List.copyOf(rows.subList(0, Math.min(limit, rows.size())));
+  }
+
+  /** As the SPI orders them: by the oldest waiting or blocked entry, destinations with none last, then by name. */
+  private static final Comparator<DestinationStats> DESTINATIONS_MOST_BEHIND_FIRST = Comparator
+      .comparing((DestinationStats d) -> d.stats().oldestPending().orElse(null),
+          Comparator.nullsLast(Comparator.naturalOrder()))
+      .thenComparing(DestinationStats::destination);
+
+  private enum Counted { WAITING, IN_FLIGHT, BLOCKED, QUARANTINED }
+
+  /**
+   * Hands every undelivered row to {@code sink} with what it counts as. Rows come in delivery order, so a key's
+   * quarantined or parked entry is met before the entries it blocks. Called holding the lock.
+   */
+  private void tally(Instant now, java.util.function.BiConsumer<Row, Counted> sink) {
+    Set<String> heldKeys = new HashSet<>();
+    for (Row row : undelivered.values()) {
+      String key = row.entry.message().orderingKey().orElse(null);
+      if (row.entry.status().awaitsOperator()) {
+        if (key != null) {
+          heldKeys.add(key);
         }
-        if (!row.entry.status().isDeliverable()) {
-          continue;
-        }
-        pending++;
+        sink.accept(row, Counted.QUARANTINED);
+      } else if (row.entry.status().isDeliverable()) {
         if (row.leaseUntil != null && row.leaseUntil.isAfter(now)) {
-          inFlight++;
-        }
-        if (oldest == null || row.entry.createdAt().isBefore(oldest)) {
-          oldest = row.entry.createdAt();
+          sink.accept(row, Counted.IN_FLIGHT);
+        } else if (key != null && heldKeys.contains(key)) {
+          sink.accept(row, Counted.BLOCKED);
+        } else {
+          sink.accept(row, Counted.WAITING);
         }
       }
-      return new OutboxStats(pending, inFlight, quarantinedCount, oldest);
+    }
+  }
+
+  /** Counts rows into an {@link OutboxStats}. Not thread-safe. */
+  private static final class Tally {
+    long waiting;
+    long blocked;
+    long inFlight;
+    long quarantined;
+    @Nullable Instant oldestWaiting;
+    @Nullable Instant oldestBlocked;
+
+    void add(Row row, Counted kind) {
+      Instant created = row.entry.createdAt();
+      switch (kind) {
+        case QUARANTINED -> quarantined++;
+        case BLOCKED -> {
+          blocked++;
+          oldestBlocked = oldestBlocked == null || created.isBefore(oldestBlocked) ? created : oldestBlocked;
+        }
+        case IN_FLIGHT, WAITING -> {
+          waiting++;
+          inFlight += kind == Counted.IN_FLIGHT ? 1 : 0;
+          oldestWaiting = oldestWaiting == null || created.isBefore(oldestWaiting) ? created : oldestWaiting;
+        }
+      }
+    }
+
+    OutboxStats stats() {
+      return new OutboxStats(waiting, blocked, inFlight, quarantined, oldestWaiting, oldestBlocked);
     }
   }
 

@@ -311,10 +311,32 @@ public interface OutboxStore {
   int purgeDelivered(Instant now, int limit);
 
   /**
+   * The outbox at a glance: waiting, blocked, in flight and quarantined entries, and the creation times of the oldest
+   * waiting (the lag) and oldest blocked entries; see {@link OutboxStats} for what each means.
+   *
+   * <p>Cost: one read of the undelivered entries (never of delivered history kept for retention), bounded like the
+   * operator's list; meant for a sampler or gauge that runs it about once a second, not per message.
+   *
    * @param now the current time, to tell unexpired claims from expired ones
-   * @return counts and the oldest waiting entry's age
+   * @return the counts and oldest times
    */
   OutboxStats stats(Instant now);
+
+  /**
+   * The same counts as {@link #stats}, per destination, for an operator who needs to see <em>where</em> entries wait
+   * or are stuck. One row per destination with undelivered entries (waiting, blocked or quarantined); a destination
+   * with none has no row. The destinations most behind come first: by the creation time of their oldest waiting or
+   * blocked entry, those with only quarantined entries after them, ties by name.
+   *
+   * <p>Cost: as {@link #stats}, plus grouping by destination; the answer is at most {@code limit} rows however many
+   * destinations there are.
+   *
+   * @param now the current time, to tell unexpired claims from expired ones
+   * @param limit the most rows to return, 1 to {@value DestinationStats#MAX_LIMIT}
+   * @return the destinations' counts, most behind first
+   * @throws IllegalArgumentException if limit is out of range
+   */
+  List<DestinationStats> destinationStats(Instant now, int limit);
 
   /** @return what the store does with delivered entries */
   Retention retention();

@@ -16,6 +16,7 @@ import dev.outbox4j.jdbc.internal.LazyDialect;
 import dev.outbox4j.jdbc.internal.StatementTimeouts;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OperatorPause;
+import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
@@ -1039,23 +1040,60 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public OutboxStats stats(Instant now) {
-    String sql = "SELECT"
-        + " SUM(CASE WHEN " + WAITING + " THEN 1 ELSE 0 END) AS waiting,"
-        + " SUM(CASE WHEN " + WAITING + " AND lease_until > ? THEN 1 ELSE 0 END) AS in_flight,"
-        + " SUM(CASE WHEN " + AWAITING_OPERATOR + " THEN 1 ELSE 0 END) AS quarantined,"
-        + " MIN(CASE WHEN " + WAITING + " THEN created_at END) AS oldest"
-        + " FROM " + table + " WHERE status <> 'DELIVERED'";
+    boolean postgres = isPostgres();
+    String sql = StatsSql.overall(names, postgres);
     return autoCommit("stats", c -> {
       try (PreparedStatement select = c.prepareStatement(sql)) {
-        dialect.setInstant(select, 1, now);
+        bindStatsNow(select, postgres, now);
         try (ResultSet row = select.executeQuery()) {
           row.next();
-          long inFlight = row.getLong("in_flight") + (sessionClaims == null ? 0 : sessionClaims.inFlight(c, now));
-          return new OutboxStats(row.getLong("waiting"), inFlight, row.getLong("quarantined"),
-              dialect.getInstant(row, "oldest"));
+          return statsOf(row);
         }
       }
     });
+  }
+
+  @Override
+  public List<DestinationStats> destinationStats(Instant now, int limit) {
+    DestinationStats.checkLimit(limit);
+    boolean postgres = isPostgres();
+    String sql = StatsSql.byDestination(names, postgres);
+    return autoCommit("destinationStats", c -> {
+      try (PreparedStatement select = c.prepareStatement(sql)) {
+        select.setInt(bindStatsNow(select, postgres, now), limit);
+        // A blank destination (a row the store cannot read) is shown under one placeholder name; NULL and blanks of
+        // different lengths are separate groups in the database, merged here in the order they came.
+        Map<String, OutboxStats> rows = new LinkedHashMap<>();
+        try (ResultSet row = select.executeQuery()) {
+          while (row.next()) {
+            String destination = row.getString("destination");
+            if (destination == null || destination.isBlank()) {
+              destination = DestinationStats.UNREADABLE;
+            }
+            rows.merge(destination, statsOf(row), OutboxStats::plus);
+          }
+        }
+        List<DestinationStats> result = new ArrayList<>();
+        rows.forEach((destination, stats) -> result.add(new DestinationStats(destination, stats)));
+        return List.copyOf(result);
+      }
+    });
+  }
+
+  /** Binds the stats statements' {@code now} parameters; returns the index of the next parameter. */
+  private int bindStatsNow(PreparedStatement select, boolean postgres, Instant now) throws SQLException {
+    dialect.setInstant(select, 1, now);
+    if (postgres) {
+      dialect.setInstant(select, 2, now);
+      return 3;
+    }
+    return 2;
+  }
+
+  private OutboxStats statsOf(ResultSet row) throws SQLException {
+    return new OutboxStats(row.getLong("waiting"), row.getLong("blocked"), row.getLong("in_flight"),
+        row.getLong("quarantined"), dialect.getInstant(row, "oldest_waiting"),
+        dialect.getInstant(row, "oldest_blocked"));
   }
 
   @Override

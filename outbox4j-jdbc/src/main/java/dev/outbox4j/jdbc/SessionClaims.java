@@ -595,35 +595,6 @@ final class SessionClaims implements AutoCloseable {
     return held != null && held.token().equals(claim.token());
   }
 
-  /**
-   * @return how many entries this store holds under an unexpired lease, plus every entry another session of this
-   *     database holds in this table's namespace (their leases are not known here)
-   */
-  long inFlight(Connection connection, Instant now) throws SQLException {
-    long own = 0;
-    int ownPid = -1;
-    lock.lock();
-    try {
-      Session s = session;
-      if (s != null) {
-        ownPid = s.pid;
-        own = s.held.values().stream().filter(h -> h.leaseUntil().isAfter(now)).count();
-      }
-    } finally {
-      lock.unlock();
-    }
-    try (PreparedStatement others = connection.prepareStatement("SELECT count(*) FROM pg_locks"
-        + " WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ?::int::oid AND pid <> ?"
-        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
-      others.setInt(1, namespace);
-      others.setInt(2, ownPid);
-      try (ResultSet result = others.executeQuery()) {
-        result.next();
-        return own + result.getLong(1);
-      }
-    }
-  }
-
   /** @return the server process of the session, or -1 when none is open (for tests) */
   int sessionPid() {
     lock.lock();

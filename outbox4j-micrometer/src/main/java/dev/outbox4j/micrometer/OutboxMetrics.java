@@ -208,11 +208,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     if (stats == null) {
       return Double.NaN;
     }
-    Instant oldest = stats.oldestPendingCreatedAt();
-    if (oldest == null) {
-      return 0;
-    }
-    return Math.max(0, Duration.between(oldest, clock.instant()).toNanos() / 1e9);
+    return stats.lag(clock.instant()).toNanos() / 1e9;
   }
 
   private double read(java.util.function.ToLongFunction<OutboxStats> reading) {

@@ -16,6 +16,7 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
@@ -787,6 +788,134 @@ public abstract class OutboxStoreContract {
     assertThat(store.stats(now().plus(LEASE)).inFlight()).isZero();
   }
 
+  // ------------------------------------------------------------------------------------------ stats: waiting, blocked
+
+  @Test
+  public final void an_entry_behind_a_quarantined_head_counts_as_blocked_not_waiting_and_the_lag_leaves_it_out() {
+    Instant t0 = now();
+    OutboxEntry head = store.enqueue(message("erp", "A"));
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("erp", "A")); // behind the head
+    clock.advance(Duration.ofSeconds(1));
+    Instant otherKeyAt = now();
+    UUID otherKey = store.enqueue(message("erp", "B")).id();
+    Map<UUID, Claim> claimed = byId(store.claim(10, now(), LEASE));
+    assertThat(claimed).containsOnlyKeys(head.id(), otherKey);
+    store.quarantine(claimed.get(head.id()), poison("bad"));
+    store.markFailed(claimed.get(otherKey), "busy", now().plusSeconds(60)); // due later
+
+    OutboxStats stats = store.stats(now());
+
+    assertThat(stats.waiting()).as("waiting: B, due at its next attempt").isEqualTo(1);
+    assertThat(stats.blocked()).as("blocked: the second A").isEqualTo(1);
+    assertThat(stats.inFlight()).isZero();
+    assertThat(stats.quarantined()).isEqualTo(1);
+    assertThat(stats.pending()).isEqualTo(2);
+    assertThat(stats.oldestWaiting()).contains(otherKeyAt);
+    assertThat(stats.oldestBlocked()).contains(t0.plusSeconds(1));
+    assertThat(stats.oldestPending()).contains(t0.plusSeconds(1));
+    clock.advance(Duration.ofSeconds(100));
+    assertThat(store.stats(now()).lag(now())).isEqualTo(Duration.ofSeconds(100));
+    assertThat(store.stats(now()).blockedAge(now())).isEqualTo(Duration.ofSeconds(101));
+
+    assertThat(store.requeue(head.id(), now())).isTrue();
+
+    OutboxStats requeued = store.stats(now());
+    assertThat(requeued.waiting()).isEqualTo(3);
+    assertThat(requeued.blocked()).isZero();
+    assertThat(requeued.quarantined()).isZero();
+    assertThat(requeued.oldestWaiting()).contains(t0);
+    assertThat(requeued.oldestBlocked()).isEmpty();
+  }
+
+  @Test
+  public final void an_entry_behind_a_parked_entry_is_blocked_but_one_ahead_of_it_still_waits() {
+    OutboxEntry first = store.enqueue(message("erp", "A"));
+    clock.advance(Duration.ofSeconds(1));
+    OutboxEntry second = store.enqueue(message("erp", "A"));
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("erp", "A"));
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("erp", "A"));
+    store.markFailed(second, "rejected by hand", null); // parked, behind a waiting head
+
+    OutboxStats stats = store.stats(now());
+
+    assertThat(stats.waiting()).as("the head, ahead of the parked entry").isEqualTo(1);
+    assertThat(stats.blocked()).as("the two behind the parked entry").isEqualTo(2);
+    assertThat(stats.quarantined()).isEqualTo(1);
+    assertThat(stats.oldestWaiting()).contains(first.createdAt());
+    assertThat(stats.oldestBlocked()).contains(first.createdAt().plusSeconds(2));
+  }
+
+  @Test
+  public final void a_claimed_entry_counts_as_waiting_and_in_flight_until_its_lease_expires() {
+    Instant t0 = now();
+    store.enqueue(unkeyed("a"));
+    store.enqueue(unkeyed("b"));
+    store.claim(1, now(), LEASE);
+
+    OutboxStats stats = store.stats(now());
+    assertThat(stats.waiting()).isEqualTo(2);
+    assertThat(stats.inFlight()).isEqualTo(1);
+    assertThat(stats.blocked()).isZero();
+    assertThat(stats.oldestWaiting()).contains(t0);
+    assertThat(store.destinationStats(now(), 10)).singleElement().satisfies(row -> {
+      assertThat(row.destination()).isEqualTo("orders");
+      assertThat(row.stats()).isEqualTo(stats);
+    });
+    assertThat(store.stats(now().plus(LEASE)).inFlight()).isZero();
+    assertThat(store.destinationStats(now().plus(LEASE), 10).get(0).stats().inFlight()).isZero();
+  }
+
+  @Test
+  public final void destination_stats_count_each_destination_apart_most_behind_first() {
+    Instant t0 = now();
+    OutboxEntry erpHead = store.enqueue(message("erp", "X")); // quarantined below
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("erp", "X")); // blocked
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("crm", "X")); // blocked: its key's quarantined head is bound for erp
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("crm", "Y")); // waiting, claimed below
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(message("crm", "Y")); // waiting behind its claimed head
+    clock.advance(Duration.ofSeconds(1));
+    OutboxEntry billing = store.enqueue(message("billing", "Z"));
+    store.markDeadLettered(billing, "refused", "refused"); // only a quarantined entry
+    clock.advance(Duration.ofSeconds(1));
+    store.enqueue(unkeyed("newest")); // orders: waiting
+    Map<UUID, Claim> claimed = byId(store.claim(2, now(), LEASE)); // the heads of X and Y
+    store.quarantine(claimed.get(erpHead.id()), poison("bad"));
+
+    List<DestinationStats> rows = store.destinationStats(now(), 10);
+
+    assertThat(rows).extracting(DestinationStats::destination).containsExactly("erp", "crm", "orders", "billing");
+    Map<String, OutboxStats> by = new LinkedHashMap<>();
+    rows.forEach(row -> by.put(row.destination(), row.stats()));
+    assertThat(by.get("erp")).isEqualTo(new OutboxStats(0, 1, 0, 1, null, t0.plusSeconds(1)));
+    assertThat(by.get("crm")).isEqualTo(new OutboxStats(2, 1, 1, 0, t0.plusSeconds(3), t0.plusSeconds(2)));
+    assertThat(by.get("orders")).isEqualTo(new OutboxStats(1, 0, 0, 0, t0.plusSeconds(6), null));
+    assertThat(by.get("billing")).isEqualTo(new OutboxStats(0, 0, 0, 1, null, null));
+    OutboxStats sum = rows.stream().map(DestinationStats::stats).reduce(OutboxStats.EMPTY, OutboxStats::plus);
+    assertThat(store.stats(now())).as("the destinations add up to the whole").isEqualTo(sum);
+
+    assertThat(store.destinationStats(now(), 2)).extracting(DestinationStats::destination)
+        .containsExactly("erp", "crm");
+    assertThatThrownBy(() -> store.destinationStats(now(), 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.destinationStats(now(), DestinationStats.MAX_LIMIT + 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void stats_of_an_empty_outbox_are_all_zero_and_list_no_destination() {
+    store.enqueue(unkeyed("gone"));
+    store.markDelivered(store.claim(1, now(), LEASE), now());
+
+    assertThat(store.stats(now())).isEqualTo(OutboxStats.EMPTY);
+    assertThat(store.destinationStats(now(), 10)).isEmpty();
+  }
+
   // ------------------------------------------------------------------------------------------ save: new versus read
 
   @Test
@@ -1425,6 +1554,25 @@ public abstract class OutboxStoreContract {
     assertQuarantinedAsUnreadable(bad, "column headers");
     assertThat(store.findRetryReady(now(), 10)).isEmpty();
     assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(bad);
+  }
+
+  @Test
+  public final void a_row_the_store_cannot_read_is_counted_under_a_placeholder_destination_and_blocks_its_key() {
+    plain(PlainSqlRow.of(" ", "A", "a1", "{}")); // blank destination, head of key A
+    store.enqueue(message("erp", "A"));
+
+    assertThat(store.destinationStats(now(), 10)).extracting(DestinationStats::destination)
+        .containsExactlyInAnyOrder(DestinationStats.UNREADABLE, "erp");
+    assertThat(store.stats(now()).waiting()).isEqualTo(2);
+
+    assertThat(deliverEverythingClaimable(now())).isEmpty(); // the claim quarantines the row; erp waits behind it
+
+    List<DestinationStats> rows = store.destinationStats(now(), 10);
+    assertThat(rows).extracting(DestinationStats::destination).containsExactly("erp", DestinationStats.UNREADABLE);
+    assertThat(rows.get(0).stats().blocked()).isEqualTo(1);
+    assertThat(rows.get(0).stats().waiting()).isZero();
+    assertThat(rows.get(1).stats().quarantined()).isEqualTo(1);
+    assertThat(store.stats(now()).blocked()).isEqualTo(1);
   }
 
   /** Writes a message, claims it and quarantines it; call only when no other entry is claimable. */
