@@ -4,6 +4,7 @@ import dev.outbox4j.BatchReport;
 import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.RelayListener;
+import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import io.micrometer.core.instrument.Counter;
@@ -43,18 +44,28 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code outbox4j.delivery}</td><td>timer</td><td>send to confirmation, per entry</td></tr>
  *   <tr><td>{@code outbox4j.batch}</td><td>timer, tag {@code phase}=claim|delivery|completion</td><td>per
  *   pass</td></tr>
- *   <tr><td>{@code outbox4j.pending}</td><td>gauge</td><td>entries waiting (claimed ones included)</td></tr>
+ *   <tr><td>{@code outbox4j.waiting}</td><td>gauge</td><td>entries waiting for delivery, not blocked (claimed ones
+ *   included)</td></tr>
+ *   <tr><td>{@code outbox4j.blocked}</td><td>gauge</td><td>entries behind a quarantined or parked entry of their key:
+ *   they move only once an operator acts</td></tr>
+ *   <tr><td>{@code outbox4j.pending}</td><td>gauge</td><td>waiting plus blocked</td></tr>
  *   <tr><td>{@code outbox4j.in.flight}</td><td>gauge</td><td>entries under an unexpired claim</td></tr>
- *   <tr><td>{@code outbox4j.quarantine.size}</td><td>gauge</td><td>quarantined entries</td></tr>
- *   <tr><td>{@code outbox4j.lag}</td><td>gauge, seconds</td><td>age of the oldest waiting entry; 0 when none
- *   waits</td></tr>
- *   <tr><td>{@code outbox4j.stats.age}</td><td>gauge, seconds</td><td>how old the snapshot behind the four gauges
- *   above is; grows while the database cannot answer (NaN before the first snapshot)</td></tr>
+ *   <tr><td>{@code outbox4j.quarantine.size}</td><td>gauge</td><td>quarantined and parked entries</td></tr>
+ *   <tr><td>{@code outbox4j.lag}</td><td>gauge, seconds</td><td>age of the oldest waiting entry (blocked ones left
+ *   out); 0 when none waits</td></tr>
+ *   <tr><td>{@code outbox4j.blocked.age}</td><td>gauge, seconds</td><td>age of the oldest blocked entry; 0 when none
+ *   is blocked</td></tr>
+ *   <tr><td>{@code outbox4j.stats.age}</td><td>gauge, seconds</td><td>how old the snapshot behind the outbox gauges
+ *   is; grows while the database cannot answer (NaN before the first snapshot)</td></tr>
  *   <tr><td>{@code outbox4j.stats.failures}</td><td>counter</td><td>stats queries that failed</td></tr>
  *   <tr><td>{@code outbox4j.destination.paused}</td><td>gauge, tag {@code destination}</td><td>1 for each destination
  *   a relay has paused (all of its deliveries failing alike); the row is removed when it resumes</td></tr>
  *   <tr><td>{@code outbox4j.destination.paused.duration}</td><td>gauge, seconds, tag {@code destination}</td><td>how
  *   long each paused destination has been paused</td></tr>
+ *   <tr><td>{@code outbox4j.destination.waiting}, {@code outbox4j.destination.blocked},
+ *   {@code outbox4j.destination.lag}</td><td>gauges, tag {@code destination}</td><td>per destination with undelivered
+ *   entries (at most {@link Builder#withDestinationGauges}): waiting, blocked, and the age of its oldest waiting entry
+ *   in seconds</td></tr>
  * </table>
  *
  * <h2>Why paused destinations are rows that come and go</h2>
@@ -64,6 +75,13 @@ import org.jspecify.annotations.Nullable;
  * no value is ever NaN. When several relays share one instance, a destination's rows stay while any of them has it
  * paused, and its duration counts from the earliest pause. A relay closed while a destination is paused reports no
  * resume: its rows stay until that destination resumes in another relay sharing this instance.
+ *
+ * <h2>Why the per-destination gauges are bounded</h2>
+ * They come from {@link OutboxStore#destinationStats}, read with the outbox's stats at each refresh: one row per
+ * destination with undelivered entries, the ones most behind first, at most the configured number (default
+ * {@value #DEFAULT_DESTINATION_GAUGES}). A destination whose entries are all delivered loses its rows at the next
+ * refresh, so a series that disappears means nothing waits there. {@code withDestinationGauges(0)} turns them off,
+ * and the second query with them.
  *
  * <h2>Why scrapes never block</h2>
  * The gauges show a snapshot of {@link OutboxStore#stats}; reading a gauge never queries the store on the scraping
@@ -79,6 +97,8 @@ import org.jspecify.annotations.Nullable;
 public final class OutboxMetrics implements RelayListener, MeterBinder {
   /** Default minimum time between two stats queries. */
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
+  /** Default most destinations with gauges of their own. */
+  public static final int DEFAULT_DESTINATION_GAUGES = 100;
 
   private static final System.Logger LOG = System.getLogger(OutboxMetrics.class.getName());
 
@@ -87,6 +107,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
   private final Duration refresh;
   private final Tags tags;
   private final java.util.concurrent.Executor executor;
+  private final int destinationGauges;
   private final AtomicReference<@Nullable Snapshot> snapshot = new AtomicReference<>();
   private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
   /** When the last refresh was started, so a read does not start another before the interval has passed. */
@@ -97,6 +118,9 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
   private final Map<String, Paused> paused = new TreeMap<>();
   private volatile @Nullable MultiGauge pausedFlags;
   private volatile @Nullable MultiGauge pausedDurations;
+  private volatile @Nullable MultiGauge destinationWaiting;
+  private volatile @Nullable MultiGauge destinationBlocked;
+  private volatile @Nullable MultiGauge destinationLag;
 
   /** One paused destination: since when, and how many relays sharing this instance have it paused. */
   private static final class Paused {
@@ -108,7 +132,8 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     }
   }
 
-  private record Snapshot(OutboxStats stats, Instant takenAt) {}
+  /** The latest answers: the outbox's stats and, when enabled, its destinations' by name. */
+  private record Snapshot(OutboxStats stats, Map<String, OutboxStats> destinations, Instant takenAt) {}
 
   private record Meters(Counter delivered, Counter failed, Counter postponed, Counter quarantined, Counter claimsLost, Counter errors,
       Timer delivery, Timer claim, Timer deliveryPhase, Timer completion) {}
@@ -119,6 +144,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     this.refresh = builder.refresh;
     this.tags = Tags.of("outbox", builder.name).and(builder.tags);
     this.executor = builder.executor;
+    this.destinationGauges = builder.destinationGauges;
   }
 
   /**
@@ -148,14 +174,20 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
         Timer.builder("outbox4j.batch").tags(tags).tag("phase", "claim").register(registry),
         Timer.builder("outbox4j.batch").tags(tags).tag("phase", "delivery").register(registry),
         Timer.builder("outbox4j.batch").tags(tags).tag("phase", "completion").register(registry));
+    Gauge.builder("outbox4j.waiting", this, m -> m.read(OutboxStats::waiting))
+        .description("entries waiting for delivery, not blocked").tags(tags).register(registry);
+    Gauge.builder("outbox4j.blocked", this, m -> m.read(OutboxStats::blocked))
+        .description("entries behind a quarantined or parked entry of their key").tags(tags).register(registry);
     Gauge.builder("outbox4j.pending", this, m -> m.read(OutboxStats::pending))
-        .description("entries waiting for delivery").tags(tags).register(registry);
+        .description("entries waiting or blocked").tags(tags).register(registry);
     Gauge.builder("outbox4j.in.flight", this, m -> m.read(OutboxStats::inFlight))
         .description("entries under an unexpired claim").tags(tags).register(registry);
     Gauge.builder("outbox4j.quarantine.size", this, m -> m.read(OutboxStats::quarantined))
         .description("quarantined entries").tags(tags).register(registry);
-    Gauge.builder("outbox4j.lag", this, OutboxMetrics::lagSeconds)
+    Gauge.builder("outbox4j.lag", this, m -> m.seconds(OutboxStats::lag))
         .description("age of the oldest waiting entry").baseUnit("seconds").tags(tags).register(registry);
+    Gauge.builder("outbox4j.blocked.age", this, m -> m.seconds(OutboxStats::blockedAge))
+        .description("age of the oldest blocked entry").baseUnit("seconds").tags(tags).register(registry);
     Gauge.builder("outbox4j.stats.age", this, OutboxMetrics::snapshotAgeSeconds)
         .description("age of the snapshot behind the outbox gauges").baseUnit("seconds").tags(tags)
         .register(registry);
@@ -170,6 +202,51 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
           .register(registry);
       publishPausedLocked();
     }
+    if (destinationGauges > 0) {
+      destinationWaiting = MultiGauge.builder("outbox4j.destination.waiting")
+          .description("entries waiting for delivery to each destination, not blocked").tags(tags).register(registry);
+      destinationBlocked = MultiGauge.builder("outbox4j.destination.blocked")
+          .description("entries for each destination behind a quarantined or parked entry of their key").tags(tags)
+          .register(registry);
+      destinationLag = MultiGauge.builder("outbox4j.destination.lag")
+          .description("age of each destination's oldest waiting entry").baseUnit("seconds").tags(tags)
+          .register(registry);
+      Snapshot current = snapshot.get();
+      if (current != null) {
+        publishDestinations(current);
+      }
+    }
+  }
+
+  /** Sets the per-destination gauges' rows to the destinations of a new snapshot. */
+  private synchronized void publishDestinations(Snapshot current) {
+    MultiGauge waiting = destinationWaiting;
+    MultiGauge blocked = destinationBlocked;
+    MultiGauge lag = destinationLag;
+    if (waiting == null || blocked == null || lag == null) {
+      return;
+    }
+    List<MultiGauge.Row<?>> waitingRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> blockedRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
+    for (String destination : current.destinations().keySet()) {
+      Tags tag = Tags.of("destination", destination);
+      waitingRows.add(MultiGauge.Row.of(tag, this, m -> m.readDestination(destination, s -> s.waiting())));
+      blockedRows.add(MultiGauge.Row.of(tag, this, m -> m.readDestination(destination, s -> s.blocked())));
+      lagRows.add(MultiGauge.Row.of(tag, this,
+          m -> m.readDestination(destination, s -> s.lag(m.clock.instant()).toNanos() / 1e9)));
+    }
+    waiting.register(waitingRows, true);
+    blocked.register(blockedRows, true);
+    lag.register(lagRows, true);
+  }
+
+  /** @return a destination's value from the snapshot (0 once it has no row there), starting a refresh when due */
+  private double readDestination(String destination, java.util.function.ToDoubleFunction<OutboxStats> reading) {
+    statsOrNull();
+    Snapshot current = snapshot.get();
+    OutboxStats stats = current == null ? null : current.destinations().get(destination);
+    return stats == null ? 0 : reading.applyAsDouble(stats);
   }
 
   /** Sets the destination gauges' rows to the paused destinations. Called holding {@link #paused}. */
@@ -203,12 +280,12 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     return Math.max(0, Duration.between(current.takenAt(), clock.instant()).toNanos() / 1e9);
   }
 
-  private double lagSeconds() {
+  private double seconds(java.util.function.BiFunction<OutboxStats, Instant, Duration> age) {
     OutboxStats stats = statsOrNull();
     if (stats == null) {
       return Double.NaN;
     }
-    return stats.lag(clock.instant()).toNanos() / 1e9;
+    return age.apply(stats, clock.instant()).toNanos() / 1e9;
   }
 
   private double read(java.util.function.ToLongFunction<OutboxStats> reading) {
@@ -235,8 +312,19 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
 
   private void refresh() {
     try {
-      OutboxStats stats = store.stats(clock.instant());
-      snapshot.set(new Snapshot(stats, clock.instant())); // its age counts from the answer, however slow it was
+      Instant now = clock.instant();
+      OutboxStats stats = store.stats(now);
+      Map<String, OutboxStats> destinations = new TreeMap<>();
+      if (destinationGauges > 0) {
+        for (DestinationStats row : store.destinationStats(now, destinationGauges)) {
+          destinations.put(row.destination(), row.stats());
+        }
+      }
+      Snapshot taken = new Snapshot(stats, Map.copyOf(destinations), clock.instant()); // aged from the answer
+      snapshot.set(taken);
+      if (destinationGauges > 0) {
+        publishDestinations(taken);
+      }
     } catch (RuntimeException e) {
       Counter failures = statsFailures;
       if (failures != null) {
@@ -345,6 +433,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     private Clock clock = Clock.systemUTC();
     private Duration refresh = DEFAULT_REFRESH;
     private java.util.concurrent.Executor executor = OutboxMetrics::startDaemon;
+    private int destinationGauges = DEFAULT_DESTINATION_GAUGES;
 
     private Builder(OutboxStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -400,6 +489,22 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
      */
     public Builder withExecutor(java.util.concurrent.Executor refresher) {
       this.executor = Objects.requireNonNull(refresher, "executor");
+      return this;
+    }
+
+    /**
+     * @param maxDestinations the most destinations with gauges of their own ({@code outbox4j.destination.waiting},
+     *     {@code .blocked}, {@code .lag}), the ones most behind first; default {@value #DEFAULT_DESTINATION_GAUGES};
+     *     0 turns them off (and the per-destination query with them); at most
+     *     {@value DestinationStats#MAX_LIMIT}
+     * @return this builder
+     */
+    public Builder withDestinationGauges(int maxDestinations) {
+      if (maxDestinations < 0 || maxDestinations > DestinationStats.MAX_LIMIT) {
+        throw new IllegalArgumentException("destinationGauges must be 0.." + DestinationStats.MAX_LIMIT + ", was "
+            + maxDestinations);
+      }
+      this.destinationGauges = maxDestinations;
       return this;
     }
 

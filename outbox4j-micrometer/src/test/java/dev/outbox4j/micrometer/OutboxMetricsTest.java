@@ -84,6 +84,92 @@ class OutboxMetricsTest {
   }
 
   @Test
+  void lag_leaves_out_entries_blocked_behind_a_quarantined_head_which_have_gauges_of_their_own() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO)
+        .withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    for (String payload : new String[] {"poison", "next", "after"}) {
+      store.enqueue(Message.builder().withDestination("erp").withOrderingKey("order-1").withPayload(payload).build());
+      clock.advance(Duration.ofSeconds(1));
+    }
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> new String(m.payload()).equals("poison")
+            ? DeliveryOutcome.permanent("rejected") : DeliveryOutcome.delivered()))
+        .withClock(clock)
+        .onEvent(metrics)
+        .build();
+    relay.flush();
+    clock.advance(Duration.ofSeconds(60));
+
+    assertThat(registry.get("outbox4j.lag").gauge().value()).as("nothing waits").isZero();
+    assertThat(registry.get("outbox4j.waiting").gauge().value()).isZero();
+    assertThat(registry.get("outbox4j.blocked").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.blocked.age").gauge().value()).isEqualTo(62.0);
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.quarantine.size").gauge().value()).isEqualTo(1);
+
+    store.enqueue(Message.builder().withDestination("crm").withPayload("fresh").build());
+    clock.advance(Duration.ofSeconds(5));
+
+    assertThat(registry.get("outbox4j.lag").gauge().value()).isEqualTo(5.0);
+    assertThat(registry.get("outbox4j.waiting").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.blocked.age").gauge().value()).isEqualTo(67.0);
+  }
+
+  @Test
+  void each_destination_with_undelivered_entries_has_its_own_gauges_until_it_drains() {
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).withRefreshInterval(Duration.ZERO)
+        .withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    store.enqueue(Message.builder().withDestination("erp").withOrderingKey("k").withPayload("poison").build());
+    store.enqueue(Message.builder().withDestination("erp").withOrderingKey("k").withPayload("behind").build());
+    store.enqueue(Message.builder().withDestination("crm").withPayload("c1").build());
+    store.enqueue(Message.builder().withDestination("crm").withPayload("c2").build());
+    clock.advance(Duration.ofSeconds(30));
+    registry.get("outbox4j.pending").gauge().value(); // a scrape: refreshes
+
+    assertThat(registry.get("outbox4j.destination.waiting").tag("destination", "crm").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.destination.lag").tag("destination", "crm").gauge().value()).isEqualTo(30.0);
+    assertThat(registry.get("outbox4j.destination.waiting").tag("destination", "erp").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.destination.blocked").tag("destination", "erp").gauge().value()).isZero();
+
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> new String(m.payload()).equals("poison")
+            ? DeliveryOutcome.permanent("rejected") : DeliveryOutcome.delivered()))
+        .withClock(clock)
+        .build();
+    relay.drain(5);
+    registry.get("outbox4j.pending").gauge().value();
+
+    assertThat(registry.get("outbox4j.destination.blocked").tag("destination", "erp").tag("outbox", "default")
+        .gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.destination.waiting").tag("destination", "erp").gauge().value()).isZero();
+    assertThat(registry.get("outbox4j.destination.lag").tag("destination", "erp").gauge().value()).isZero();
+    assertThat(registry.find("outbox4j.destination.waiting").tag("destination", "crm").gauge())
+        .as("crm drained: its rows are gone").isNull();
+  }
+
+  @Test
+  void destination_gauges_turned_off_cost_no_query() {
+    AtomicInteger queries = new AtomicInteger();
+    OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("destinationStats")) {
+            queries.incrementAndGet();
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).withDestinationGauges(0)
+        .withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    write("a");
+
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
+    assertThat(registry.find("outbox4j.destination.waiting").gauges()).isEmpty();
+    assertThat(queries.get()).isZero();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> OutboxMetrics.builder(store).withDestinationGauges(-1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("destinationGauges");
+  }
+
+  @Test
   void gauges_query_the_store_at_most_once_per_refresh_interval() {
     AtomicInteger queries = new AtomicInteger();
     OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),

@@ -57,6 +57,7 @@ class OutboxHealthTest {
     orders.send("nobody/relays/this");
     await().atMost(Duration.ofSeconds(15))
         .until(() -> health.health(true).getStatus(), Status.OUT_OF_SERVICE::equals);
-    assertThat(health.health(true).getDetails()).containsEntry("pending", 1L).containsKey("lag");
+    assertThat(health.health(true).getDetails()).containsEntry("pending", 1L)
+        .containsEntry("waiting", 1L).containsEntry("blocked", 0L).containsKey("lag");
   }
 }

@@ -15,9 +15,14 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The outbox's health: UP with the counts (pending, in flight, quarantined) and the lag (age of the oldest waiting
- * entry); DOWN when the store cannot be read (the database is unreachable); OUT_OF_SERVICE when a maximum lag is
- * configured and the lag exceeds it (the relay is not keeping up, or not running).
+ * The outbox's health: UP with the counts (pending, waiting, blocked, in flight, quarantined), the lag (age of the
+ * oldest waiting entry) and the age of the oldest blocked entry; DOWN when the store cannot be read (the database is
+ * unreachable); OUT_OF_SERVICE when a maximum lag is configured and the lag exceeds it (the relay is not keeping up,
+ * or not running).
+ *
+ * <p>Entries blocked behind a quarantined or parked entry of their key are not lag: no relay can move them until an
+ * operator acts, and restarting the application would not help. They are shown ({@code blocked},
+ * {@code oldestBlockedAge}) next to {@code quarantined}, which is what to alert on for them.
  *
  * <p>Paused destinations (the relay paused them because all of their deliveries fail alike) are named in the detail
  * {@code pausedDestinations}, with {@code degraded: true}. The status stays UP by default: the application and the
@@ -65,18 +70,18 @@ public final class OutboxHealthIndicator extends AbstractHealthIndicator {
   protected void doHealthCheck(Health.Builder builder) {
     Instant now = clock.instant();
     OutboxStats stats = store.stats(now);
-    Duration lag = stats.oldestPending().map(oldest -> Duration.between(oldest, now)).orElse(Duration.ZERO);
-    if (lag.isNegative()) {
-      lag = Duration.ZERO;
-    }
+    Duration lag = stats.lag(now);
     List<String> paused = pausedDestinations.get().stream().map(DestinationStatus::destination).toList();
     boolean lagging = maxLag != null && lag.compareTo(maxLag) > 0;
     boolean failing = failWhenDestinationPaused && !paused.isEmpty();
     builder.status(lagging || failing ? Status.OUT_OF_SERVICE : Status.UP)
         .withDetail("pending", stats.pending())
+        .withDetail("waiting", stats.waiting())
+        .withDetail("blocked", stats.blocked())
         .withDetail("inFlight", stats.inFlight())
         .withDetail("quarantined", stats.quarantined())
-        .withDetail("lag", lag.toString());
+        .withDetail("lag", lag.toString())
+        .withDetail("oldestBlockedAge", stats.blockedAge(now).toString());
     if (maxLag != null) {
       builder.withDetail("maxLag", maxLag.toString());
     }
