@@ -7,14 +7,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the few JSON documents the dashboard reads, from maps, lists, strings, numbers and booleans. A full JSON
- * library would be the jar's only use of one.
+ * library would be the jar's only use of one. Public for the operator commands ({@code status --json}); not API.
  *
  * <p>Stateless and thread-safe.
  */
-final class Json {
+public final class Json {
   private Json() {}
 
-  static String write(@Nullable Object value) {
+  /**
+   * @param value a map (keys written as strings), list, string, number, boolean or {@code null}; a NaN or infinite
+   *     double is written as {@code null}
+   * @return the value as JSON text
+   */
+  public static String write(@Nullable Object value) {
     StringBuilder out = new StringBuilder();
     write(out, value);
     return out.toString();

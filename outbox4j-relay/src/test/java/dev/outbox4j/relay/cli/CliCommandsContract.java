@@ -150,6 +150,29 @@ abstract class CliCommandsContract {
   }
 
   @Test
+  final void status_tells_waiting_from_blocked_overall_and_per_destination() throws Exception {
+    store.migrate();
+    quarantinedEntry("invoice-1"); // legacy-erp
+    store.enqueue(message("legacy-erp", "invoice-1")); // blocked behind it
+    store.enqueue(message("legacy-erp", "invoice-1"));
+    store.enqueue(message("orders", "order-1")); // waiting
+
+    CliRun text = cli("status", config(""));
+
+    assertThat(text.code()).as(text.err()).isZero();
+    assertThat(text.out()).contains("pending      3 (waiting 1, blocked 2)", "waiting      1",
+        "blocked      2 behind a quarantined or parked entry", "quarantined  1", "blocked for  ");
+    assertThat(text.out()).containsPattern("(?m)^destination +waiting +blocked +in flight +quarantined +lag +blocked for$");
+    assertThat(text.out()).containsPattern("(?m)^legacy-erp +0 +2 +0 +1 +- +[0-9.]+ s$");
+    assertThat(text.out()).containsPattern("(?m)^orders +1 +0 +0 +0 +[0-9.]+ s +-$");
+    CliRun json = cli("status", config(""), "--json");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.out()).contains("\"pending\":3,\"waiting\":1,\"blocked\":2,",
+        "{\"destination\":\"legacy-erp\",\"waiting\":0,\"blocked\":2,\"inFlight\":0,\"quarantined\":1,",
+        "{\"destination\":\"orders\",\"waiting\":1,\"blocked\":0,", "\"moreDestinations\":false");
+  }
+
+  @Test
   final void quarantined_lists_id_key_destination_attempts_and_reason() throws Exception {
     store.migrate();
     OutboxEntry entry = quarantinedEntry("invoice-7");
