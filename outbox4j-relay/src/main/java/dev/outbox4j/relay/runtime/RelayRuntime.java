@@ -91,17 +91,20 @@ public final class RelayRuntime implements AutoCloseable {
           .build();
       metrics.bindTo(registry);
       delivered = registry.get("outbox4j.delivered").counter();
+      DestinationDeliveries deliveries = new DestinationDeliveries();
       List<RelayListener> listeners = new ArrayList<>();
       listeners.add(metrics);
+      listeners.add(deliveries);
       listeners.addAll(extras.listeners());
       relay = RelayAssembly.relay(store, transport, config, listeners);
-      StatsSampler sampler = new StatsSampler(store, delivered::count, clock, Duration.ofSeconds(1));
+      StatsSampler sampler = new StatsSampler(store, delivered::count, deliveries::totals, clock,
+          Duration.ofSeconds(1));
       closeables.push(sampler);
       token = AdminToken.configuredOrGenerated(config.server().adminToken(), new SecureRandom());
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
-            relay::pausedDestinations, config.server().failReadinessWhenDegraded(), extras.counters(),
-            extras.handlers(), clock);
+            relay::pausedDestinations, routes(config), config.server().failReadinessWhenDegraded(),
+            extras.counters(), extras.handlers(), clock);
         closeables.push(dashboard);
       } else {
         dashboard = null;
@@ -125,6 +128,16 @@ public final class RelayRuntime implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** @return each configured destination ({@value RelayConfig#ANY_DESTINATION} for the rest) → "name (type)" */
+  private static Map<String, String> routes(RelayConfig config) {
+    Map<String, String> routes = new java.util.TreeMap<>();
+    config.destinations().forEach((destination, name) -> {
+      RelayConfig.TransportSettings transport = config.transports().get(name);
+      routes.put(destination, transport == null ? name : name + " (" + transport.type() + ")");
+    });
+    return routes;
   }
 
   /**

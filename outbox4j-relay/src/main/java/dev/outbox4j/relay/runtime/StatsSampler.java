@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.runtime;
 
+import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import java.time.Clock;
@@ -7,11 +8,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,18 +23,24 @@ import org.jspecify.annotations.Nullable;
  * throughput and lag for the chart.
  *
  * <p>Why one sampler: however many browsers watch the dashboard, the database sees one small stats query per interval,
- * and readiness is the outcome of the latest real query rather than a second probe. Delivered-per-second comes from
- * this process's delivered counter, so with several relays on one database each dashboard shows its own relay's rate
- * (the counts and lag are the database's, shared by all).
+ * and readiness is the outcome of the latest real query rather than a second probe. That query is
+ * {@link OutboxStore#destinationStats}: while the outbox has fewer destinations with undelivered entries than
+ * {@value #DESTINATIONS} (nearly always), their rows add up to the whole outbox, so the whole needs no second query;
+ * only beyond that is {@link OutboxStore#stats} asked as well. Delivered-per-second comes from this process's
+ * delivered counters, so with several relays on one database each dashboard shows its own relay's rate (the counts
+ * and lag are the database's, shared by all).
  *
  * <p>Thread-safe.
  */
 public final class StatsSampler implements AutoCloseable {
   /** Samples kept: ten minutes at one per second. */
   public static final int HISTORY = 600;
+  /** The most destinations read per sample, the ones most behind first. */
+  public static final int DESTINATIONS = 100;
 
   private final OutboxStore store;
   private final DoubleSupplier deliveredTotal;
+  private final Supplier<Map<String, Long>> deliveredByDestination;
   private final Clock clock;
   private final Duration interval;
   private final ScheduledExecutorService executor;
@@ -39,28 +49,44 @@ public final class StatsSampler implements AutoCloseable {
   private @Nullable Instant lastSuccess;
   private @Nullable String lastError;
   private double lastDelivered = Double.NaN;
+  private Map<String, Long> lastDeliveredByDestination = Map.of();
 
   /**
    * One reading.
    *
    * @param at when it was taken
    * @param stats the outbox's counts
+   * @param destinations the counts of the destinations with undelivered entries, at most {@value #DESTINATIONS}, the
+   *     ones most behind first
    * @param deliveredPerSecond this relay's deliveries per second since the previous reading
+   * @param deliveredPerSecondByDestination the same per destination, for those this relay delivered to since it
+   *     started
    * @param lagSeconds age of the oldest waiting entry; 0 when none waits
+   * @param blockedSeconds age of the oldest entry blocked behind a quarantined or parked entry; 0 when none is
    * @param deliveredTotal this relay's deliveries since it started
    */
-  public record Sample(Instant at, OutboxStats stats, double deliveredPerSecond, double lagSeconds,
-      double deliveredTotal) {}
+  public record Sample(Instant at, OutboxStats stats, List<DestinationStats> destinations, double deliveredPerSecond,
+      Map<String, Double> deliveredPerSecondByDestination, double lagSeconds, double blockedSeconds,
+      double deliveredTotal) {
+    /** Copies the collections. */
+    public Sample {
+      destinations = List.copyOf(destinations);
+      deliveredPerSecondByDestination = Map.copyOf(deliveredPerSecondByDestination);
+    }
+  }
 
   /**
    * @param store what to read
    * @param deliveredTotal this relay's delivered count
+   * @param deliveredByDestination this relay's delivered count per destination ({@link DestinationDeliveries})
    * @param clock the time source
    * @param interval how often to read; positive
    */
-  public StatsSampler(OutboxStore store, DoubleSupplier deliveredTotal, Clock clock, Duration interval) {
+  public StatsSampler(OutboxStore store, DoubleSupplier deliveredTotal,
+      Supplier<Map<String, Long>> deliveredByDestination, Clock clock, Duration interval) {
     this.store = store;
     this.deliveredTotal = deliveredTotal;
+    this.deliveredByDestination = deliveredByDestination;
     this.clock = clock;
     this.interval = interval;
     this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -97,18 +123,27 @@ public final class StatsSampler implements AutoCloseable {
   /** Takes one reading now (also called by the schedule). */
   public void sample() {
     Instant now = clock.instant();
-    OutboxStats stats = store.stats(now);
+    List<DestinationStats> destinations = store.destinationStats(now, DESTINATIONS);
+    OutboxStats stats = destinations.size() < DESTINATIONS
+        ? destinations.stream().map(DestinationStats::stats).reduce(OutboxStats.EMPTY, OutboxStats::plus)
+        : store.stats(now);
     double total = deliveredTotal.getAsDouble();
-    double lag = stats.oldestPending().map(oldest -> Math.max(0, Duration.between(oldest, now).toMillis() / 1000.0))
-        .orElse(0.0);
+    Map<String, Long> byDestination = Map.copyOf(deliveredByDestination.get());
     synchronized (this) {
       double rate = 0;
+      Map<String, Double> rates = new HashMap<>();
+      double seconds = latest == null ? 0 : Duration.between(latest.at(), now).toMillis() / 1000.0;
       if (latest != null && !Double.isNaN(lastDelivered)) {
-        double seconds = Duration.between(latest.at(), now).toMillis() / 1000.0;
         rate = seconds > 0 ? Math.max(0, total - lastDelivered) / seconds : 0;
       }
+      for (Map.Entry<String, Long> entry : byDestination.entrySet()) {
+        long before = lastDeliveredByDestination.getOrDefault(entry.getKey(), 0L);
+        rates.put(entry.getKey(), latest != null && seconds > 0 ? Math.max(0, entry.getValue() - before) / seconds : 0);
+      }
       lastDelivered = total;
-      latest = new Sample(now, stats, rate, lag, total);
+      lastDeliveredByDestination = byDestination;
+      latest = new Sample(now, stats, destinations, rate, rates, seconds(stats.lag(now)),
+          seconds(stats.blockedAge(now)), total);
       history.addLast(latest);
       while (history.size() > HISTORY) {
         history.removeFirst();
@@ -116,6 +151,10 @@ public final class StatsSampler implements AutoCloseable {
       lastSuccess = now;
       lastError = null;
     }
+  }
+
+  private static double seconds(Duration duration) {
+    return duration.toMillis() / 1000.0;
   }
 
   /** @return the latest reading, or {@code null} before the first succeeded */

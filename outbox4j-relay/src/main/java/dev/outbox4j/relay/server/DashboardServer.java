@@ -6,6 +6,8 @@ import com.sun.net.httpserver.HttpServer;
 import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.relay.runtime.StatsSampler;
+import dev.outbox4j.spi.DestinationStats;
+import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +43,11 @@ import java.util.function.Supplier;
  *   <li>The page's script builds the page with {@code textContent} only, and the responses forbid inline scripts
  *       ({@code Content-Security-Policy}), so an error text or key holding markup is shown, never run.
  *   <li>Counts come from {@link StatsSampler}, so many open dashboards cost the database nothing extra.
+ *   <li>The destinations table joins three sources: the counts per destination from the sampler's reading (waiting,
+ *       blocked behind a quarantined or parked entry, in flight, quarantined, ages), the transport each destination is
+ *       routed to by the configuration, and the relay's own view of which it has paused. Every configured destination
+ *       has a row, and so has every destination with undelivered entries among the sampler's
+ *       {@value StatsSampler#DESTINATIONS} most behind, and every paused one.
  *   <li>Paused destinations come from the relay itself ({@code Relay.pausedDestinations()}), which judges outages per
  *       destination: the same list feeds the page, {@code /api/destinations} and {@code /health/ready}. A paused
  *       destination makes readiness {@code DEGRADED}, answered 200 by default: restarting or unrouting a relay does
@@ -51,6 +59,8 @@ import java.util.function.Supplier;
  */
 public final class DashboardServer implements AutoCloseable {
   private static final int PAYLOAD_SHOWN = 2048;
+  /** The routes key of the transport for every destination not named (the configuration's {@code '*'}). */
+  private static final String ANY_DESTINATION = "*";
 
   private final HttpServer server;
   private final OutboxStore store;
@@ -59,6 +69,7 @@ public final class DashboardServer implements AutoCloseable {
   private final AdminToken token;
   private final boolean showPayloads;
   private final Supplier<List<DestinationStatus>> pausedDestinations;
+  private final Map<String, String> routes;
   private final boolean failReadinessWhenDegraded;
   private final Map<String, LongSupplier> extraCounters;
   private final Clock clock;
@@ -72,6 +83,8 @@ public final class DashboardServer implements AutoCloseable {
    * @param token what admin actions need
    * @param showPayloads whether the quarantined list carries payloads
    * @param pausedDestinations the relay's paused destinations ({@code Relay::pausedDestinations})
+   * @param routes the transport each configured destination goes to, as shown ({@code "webhooks (http)"}); the key
+   *     {@code *} for every other destination
    * @param failReadinessWhenDegraded whether readiness answers 503 rather than 200 while a destination is paused
    * @param extraCounters further named counts for the page (the demo's sink), in display order
    * @param extraHandlers further paths to serve (the demo's sink)
@@ -79,7 +92,7 @@ public final class DashboardServer implements AutoCloseable {
    */
   public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
       AdminToken token, boolean showPayloads, Supplier<List<DestinationStatus>> pausedDestinations,
-      boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
+      Map<String, String> routes, boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
       Map<String, HttpHandler> extraHandlers, Clock clock) {
     this.server = server;
     this.store = store;
@@ -88,6 +101,7 @@ public final class DashboardServer implements AutoCloseable {
     this.token = token;
     this.showPayloads = showPayloads;
     this.pausedDestinations = pausedDestinations;
+    this.routes = Map.copyOf(routes);
     this.failReadinessWhenDegraded = failReadinessWhenDegraded;
     this.extraCounters = new LinkedHashMap<>(extraCounters);
     this.clock = clock;
@@ -175,15 +189,20 @@ public final class DashboardServer implements AutoCloseable {
     if (latest != null) {
       body.put("at", latest.at().toEpochMilli());
       body.put("pending", latest.stats().pending());
+      body.put("waiting", latest.stats().waiting());
+      body.put("blocked", latest.stats().blocked());
       body.put("inFlight", latest.stats().inFlight());
       body.put("quarantined", latest.stats().quarantined());
       body.put("deliveredPerSecond", latest.deliveredPerSecond());
       body.put("lagSeconds", latest.lagSeconds());
+      body.put("blockedSeconds", latest.blockedSeconds());
       body.put("delivered", latest.deliveredTotal());
     }
+    // [time, delivered per second, lag, oldest blocked], oldest first
     List<Object> history = new ArrayList<>();
     for (StatsSampler.Sample sample : sampler.history()) {
-      history.add(List.of(sample.at().toEpochMilli(), sample.deliveredPerSecond(), sample.lagSeconds()));
+      history.add(List.of(sample.at().toEpochMilli(), sample.deliveredPerSecond(), sample.lagSeconds(),
+          sample.blockedSeconds()));
     }
     body.put("history", history);
     Map<String, Object> extra = new LinkedHashMap<>();
@@ -197,13 +216,64 @@ public final class DashboardServer implements AutoCloseable {
   private void destinations(HttpExchange exchange) throws IOException {
     Instant now = clock.instant();
     List<Object> paused = new ArrayList<>();
+    Map<String, DestinationStatus> pausedByName = new TreeMap<>();
     for (DestinationStatus status : pausedDestinations.get()) {
       paused.add(describe(status, now));
+      pausedByName.put(status.destination(), status);
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("at", now.toEpochMilli());
     body.put("paused", paused);
+    body.put("destinations", table(pausedByName, now));
     sendJson(exchange, 200, body);
+  }
+
+  /**
+   * The destinations table: one row per configured destination, per destination with undelivered entries in the
+   * latest reading, per paused destination, and per destination this relay delivered to in the last reading; by name.
+   */
+  private List<Object> table(Map<String, DestinationStatus> paused, Instant now) {
+    StatsSampler.Sample latest = sampler.latest();
+    Map<String, OutboxStats> counts = new TreeMap<>();
+    Map<String, Double> rates = Map.of();
+    if (latest != null) {
+      for (DestinationStats row : latest.destinations()) {
+        counts.put(row.destination(), row.stats());
+      }
+      rates = latest.deliveredPerSecondByDestination();
+    }
+    java.util.SortedSet<String> names = new java.util.TreeSet<>(counts.keySet());
+    routes.keySet().stream().filter(name -> !name.equals(ANY_DESTINATION)).forEach(names::add);
+    names.addAll(paused.keySet());
+    rates.forEach((name, rate) -> {
+      if (rate > 0) {
+        names.add(name);
+      }
+    });
+    List<Object> rows = new ArrayList<>();
+    for (String name : names) {
+      OutboxStats stats = counts.getOrDefault(name, OutboxStats.EMPTY);
+      DestinationStatus status = paused.get(name);
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("destination", name);
+      row.put("transport", routes.getOrDefault(name, routes.get(ANY_DESTINATION)));
+      row.put("state", status == null ? "flowing" : describe(status, now).get("state"));
+      row.put("cause", status == null ? null : status.cause().name());
+      row.put("waiting", stats.waiting());
+      row.put("blocked", stats.blocked());
+      row.put("inFlight", stats.inFlight());
+      row.put("quarantined", stats.quarantined());
+      row.put("deliveredPerSecond", rates.getOrDefault(name, 0.0));
+      row.put("lagSeconds", latest == null ? 0.0 : seconds(stats.lag(latest.at())));
+      row.put("blockedSeconds", latest == null ? 0.0 : seconds(stats.blockedAge(latest.at())));
+      row.put("pause", status == null ? null : describe(status, now));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static double seconds(Duration duration) {
+    return duration.toMillis() / 1000.0;
   }
 
   /**

@@ -24,6 +24,15 @@
     return Number(value).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   }
 
+  // Seconds as a person reads them: "4.2 s", "6m 23s", "2h 5m".
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) { return '–'; }
+    if (seconds < 60) { return format(seconds, 1) + ' s'; }
+    var whole = Math.floor(seconds);
+    if (whole < 3600) { return Math.floor(whole / 60) + 'm ' + (whole % 60) + 's'; }
+    return Math.floor(whole / 3600) + 'h ' + Math.floor((whole % 3600) / 60) + 'm';
+  }
+
   function element(name, attributes, content) {
     var node = document.createElementNS(SVG, name);
     Object.keys(attributes).forEach(function (key) { node.setAttribute(key, attributes[key]); });
@@ -47,7 +56,8 @@
     var start = end - CHART_SECONDS * 1000;
     var points = history.filter(function (p) { return p[0] >= start; });
     var maxRate = niceMax(Math.max.apply(null, points.map(function (p) { return p[1] || 0; }).concat([0])));
-    var maxLag = niceMax(Math.max.apply(null, points.map(function (p) { return p[2] || 0; }).concat([0])));
+    var maxLag = niceMax(Math.max.apply(null, points.map(function (p) { return Math.max(p[2] || 0, p[3] || 0); })
+      .concat([0])));
     for (var g = 0; g <= 5; g++) {
       var y = bottom - (bottom - top) * g / 5;
       svg.appendChild(element('line', { x1: left, x2: right, y1: y, y2: y, 'class': 'grid' }));
@@ -67,6 +77,7 @@
     }
     line(1, maxRate, 'rate');
     line(2, maxLag, 'lag');
+    line(3, maxLag, 'blocked');
   }
 
   function drawExtra(extra) {
@@ -97,11 +108,13 @@
           badge.textContent = 'database reachable';
           badge.className = 'badge up';
         }
-        text('pending', format(status.pending, 0));
+        text('waiting', format(status.waiting, 0));
+        text('blocked', format(status.blocked, 0));
         text('in-flight', format(status.inFlight, 0));
         text('quarantined', format(status.quarantined, 0));
         text('rate', format(status.deliveredPerSecond, 1));
-        text('lag', status.lagSeconds === undefined ? '–' : format(status.lagSeconds, 1) + ' s');
+        text('lag', duration(status.lagSeconds));
+        text('blocked-age', status.blocked ? duration(status.blockedSeconds) : '–');
         text('delivered', format(status.delivered, 0));
         showPayloads = !!status.showPayloads;
         drawChart(status.history || []);
@@ -159,29 +172,49 @@
     return time + (future ? ' (in ' + span + ')' : ' (' + span + ' ago)');
   }
 
+  // One row per destination: configured, with undelivered entries, or paused. A paused row says why and until when.
+  function pauseText(pause) {
+    if (!pause) { return ''; }
+    var next = pause.nextProbeAt === null ? 'no probe (resume by hand)'
+      : pause.state === 'probing' ? 'probe due now'
+      : 'next probe ' + when(pause.nextProbeAt, pause.nextProbeInSeconds, true);
+    var parts = ['since ' + when(pause.pausedSince, pause.pausedForSeconds, false), next];
+    if (pause.failedProbes) { parts.push(pause.failedProbes + ' failed probes'); }
+    if (pause.lastError) { parts.push(pause.lastError); }
+    return parts.join(' · ');
+  }
+
   function refreshDestinations() {
     return fetch('/api/destinations', { cache: 'no-store' })
       .then(function (response) { return response.json(); })
       .then(function (data) {
         var paused = data.paused || [];
+        var rows = data.destinations || [];
         var body = document.querySelector('#destinations-table tbody');
         while (body.firstChild) { body.removeChild(body.firstChild); }
-        paused.forEach(function (destination) {
+        rows.forEach(function (destination) {
           var row = document.createElement('tr');
-          row.setAttribute('data-destination', destination.destination);
+          row.setAttribute('data-name', destination.destination);
+          row.setAttribute('data-state', destination.state);
           cell(row, destination.destination, 'destination');
+          cell(row, destination.transport === null ? 'no route' : destination.transport, 'transport');
           cell(row, destination.cause === 'OPERATOR' ? 'paused by operator' : destination.state,
-            'state ' + (destination.state === 'probing' ? 'probing' : 'paused'));
-          cell(row, when(destination.pausedSince, destination.pausedForSeconds, false), 'since');
-          cell(row, destination.nextProbeAt === null ? 'none (resume by hand)'
-            : destination.state === 'probing' ? 'due now'
-            : when(destination.nextProbeAt, destination.nextProbeInSeconds, true), 'next-probe');
-          cell(row, destination.failedProbes);
-          cell(row, destination.lastError, 'error');
+            'state ' + destination.state);
+          cell(row, format(destination.waiting, 0), 'number waiting');
+          cell(row, format(destination.blocked, 0), 'number blocked' + (destination.blocked > 0 ? ' some' : ''));
+          cell(row, format(destination.inFlight, 0), 'number in-flight');
+          cell(row, format(destination.quarantined, 0), 'number quarantined');
+          cell(row, format(destination.deliveredPerSecond, 1), 'number rate');
+          cell(row, destination.waiting > 0 ? duration(destination.lagSeconds) : '–', 'number lag');
+          cell(row, destination.blocked > 0 ? duration(destination.blockedSeconds) : '–', 'number blocked-age');
+          cell(row, pauseText(destination.pause), 'error pause');
           body.appendChild(row);
         });
-        byId('destinations-table').hidden = paused.length === 0;
-        byId('destinations-flowing').hidden = paused.length > 0;
+        byId('destinations-table').hidden = rows.length === 0;
+        var flowing = byId('destinations-flowing');
+        flowing.textContent = paused.length === 0 ? 'All destinations flowing.'
+          : paused.length === 1 ? '1 destination paused.' : paused.length + ' destinations paused.';
+        flowing.className = paused.length === 0 ? '' : 'degraded';
       })
       .catch(function () { /* the status badge already says the relay is unreachable */ });
   }

@@ -3,6 +3,7 @@ package dev.outbox4j.relay.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox4j.EntryStatus;
+import dev.outbox4j.Message;
 import dev.outbox4j.relay.runtime.RelayRuntime;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -65,7 +67,7 @@ class DashboardBrowserTest {
         long first = number(driver, "delivered");
         wait.until(d -> number(d, "delivered") > first + 20);
         assertThat(driver.findElement(By.id("ready")).getText()).isEqualTo("database reachable");
-        assertThat(number(driver, "pending")).isGreaterThanOrEqualTo(0);
+        assertThat(number(driver, "waiting")).isGreaterThanOrEqualTo(0);
         assertThat(driver.findElements(By.cssSelector("#chart polyline"))).isNotEmpty();
 
         WebElement row = wait.until(d -> d.findElements(By.cssSelector("tr[data-destination='legacy-erp']")).stream()
@@ -98,5 +100,80 @@ class DashboardBrowserTest {
       }
     }
     assertThat(target().resolve("dashboard.png")).exists();
+  }
+
+  /**
+   * The destinations table on the running demo, with a key blocked on purpose: its first entry goes to a destination
+   * no transport serves (quarantined at once), its next three to {@code orders}. The table shows each destination's
+   * transport and state, counts those three as blocked on {@code orders} (not waiting), and the cards count them as
+   * blocked with their age. The page rebuilds the table every second, so every read looks its cell up afresh.
+   */
+  @Test
+  void the_destinations_table_shows_each_destinations_transport_state_and_entries_blocked_behind_quarantine()
+      throws Exception {
+    assertThat(CHROMIUM).as("install Debian's chromium and chromium-driver (see .ci/run)").exists();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1280,1400");
+    ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+        .usingAnyFreePort().build();
+    try (Demo demo = Demo.start(0, demoDir, 20, Clock.systemUTC())) {
+      RelayRuntime runtime = demo.runtime();
+      UUID head = runtime.store().enqueue(Message.builder().withDestination("nowhere")
+          .withOrderingKey("blocked-order").withPayload("{}").build()).id();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> runtime.store().find(head).orElseThrow().status() == EntryStatus.QUARANTINED);
+      for (int i = 0; i < 3; i++) {
+        runtime.store().enqueue(Message.builder().withDestination("orders").withOrderingKey("blocked-order")
+            .withPayload("{\"behind\":" + i + "}").build());
+      }
+      WebDriver driver = new ChromeDriver(service, options);
+      try {
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60), Duration.ofMillis(100));
+        driver.get(runtime.baseUrl() + "/");
+
+        wait.until(d -> "webhooks (http)".equals(cell(d, "orders", "transport")));
+        wait.until(d -> cellNumber(d, "orders", "blocked") == 3);
+        wait.until(d -> cellNumber(d, "orders", "rate") > 0);
+        assertThat(cell(driver, "orders", "state")).isEqualTo("flowing");
+        wait.until(d -> "no route".equals(cell(d, "nowhere", "transport")) && cellNumber(d, "nowhere", "quarantined") == 1);
+        assertThat(cell(driver, "nowhere", "blocked")).isEqualTo("0");
+        wait.until(d -> "webhooks (http)".equals(cell(d, "legacy-erp", "transport")));
+        assertThat(cell(driver, "legacy-erp", "state")).isIn("flowing", "paused", "probing");
+        assertThat(driver.findElements(By.cssSelector("#destinations-table th")).stream().map(WebElement::getText)
+            .toList()).containsSubsequence("destination", "transport", "state", "waiting", "blocked", "in flight",
+                "quarantined", "delivered / s", "oldest waiting", "oldest blocked");
+        wait.until(d -> number(d, "blocked") >= 3);
+        wait.until(d -> !d.findElement(By.id("blocked-age")).getText().equals("–"));
+        assertThat(driver.findElement(By.cssSelector(".legend")).getText()).contains("oldest blocked");
+        assertThat(driver.findElements(By.cssSelector("#chart polyline.blocked"))).isNotEmpty();
+
+        Files.createDirectories(target());
+        Files.write(target().resolve("dashboard-destinations.png"),
+            driver.findElement(By.id("destinations-section")).getScreenshotAs(OutputType.BYTES));
+        Files.write(target().resolve("dashboard-blocked.png"),
+            ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+      } finally {
+        driver.quit();
+      }
+    }
+  }
+
+  /** @return the text of a destination's cell in the column of that class, or {@code null} while it is not there */
+  private static String cell(WebDriver driver, String destination, String column) {
+    try {
+      List<WebElement> cells = driver.findElements(
+          By.cssSelector("#destinations-table tr[data-name='" + destination + "'] td." + column));
+      return cells.isEmpty() ? null : cells.get(0).getText().trim();
+    } catch (StaleElementReferenceException e) {
+      return null; // the page rebuilt the table between the lookup and the read
+    }
+  }
+
+  private static double cellNumber(WebDriver driver, String destination, String column) {
+    String text = cell(driver, destination, column);
+    return text == null || text.isEmpty() || text.equals("–") ? -1 : Double.parseDouble(text.replace(",", ""));
   }
 }

@@ -77,10 +77,17 @@ class RunModePausedDestinationTest {
         assertThat(webhook.refusals()).isPositive();
 
         String destinations = get(base + "/api/destinations").body();
-        assertThat(destinations).contains("\"destination\":\"erp\"", "\"pausedSince\":", "\"nextProbeAt\":",
+        String paused = destinations.substring(0, destinations.indexOf("\"destinations\":"));
+        assertThat(paused).contains("\"destination\":\"erp\"", "\"pausedSince\":", "\"nextProbeAt\":",
             "\"failedProbes\":", "\"lastError\":\"HTTP 503 from " + webhook.url("/erp") + "\"")
             .containsPattern("\"state\":\"(paused|probing)\"")
             .doesNotContain("\"destination\":\"orders\"", "invoice-0:");
+        // the destinations table: every configured destination, the paused one with its state and pause
+        assertThat(destinations).containsPattern("\\{\"destination\":\"erp\",\"transport\":\"webhooks \\(http\\)\","
+            + "\"state\":\"(paused|probing)\",\"cause\":\"OUTAGE\",")
+            .contains("{\"destination\":\"orders\",\"transport\":\"webhooks (http)\",\"state\":\"flowing\","
+                + "\"cause\":null,")
+            .doesNotContain("invoice-0:");
         assertThat(get(base + "/api/status").body()).contains("\"pausedDestinations\":1");
 
         HttpResponse<String> ready = get(base + "/health/ready");
