@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
  * The chaos suite: separate writer and relay JVMs over a database the suite starts and crashes itself, relays
  * SIGKILLed and restarted, one frozen past its lease, the destination cut off for longer than the retry budget, a
  * backlog on hot keys. The default build runs the short form on PostgreSQL over RabbitMQ, on MariaDB over the
- * in-process transport (a consumer ledger) and on PostgreSQL with session-lock claims over the in-process transport;
+ * in-process transport (a consumer ledger), on PostgreSQL with session-lock claims over the in-process transport, and
+ * on PostgreSQL over the in-process transport with a second destination refusing everything until the writers stop;
  * {@code -Pchaos-long} runs the long form on every pair. See docs/reliability.md.
  */
 class ChaosSuiteTest {
