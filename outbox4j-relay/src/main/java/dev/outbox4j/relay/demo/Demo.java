@@ -23,7 +23,7 @@ import java.util.random.RandomGenerator;
 /**
  * The one-command demo: an embedded H2 database in a folder, {@link DemoProducer} writing order events in real
  * transactions, a relay delivering them over the signed HTTP transport to {@link DemoSink} on the dashboard's own
- * server, and one destination ({@code legacy-erp}) that refuses everything, so quarantine is there to look at.
+ * server, and one destination ({@code legacy-erp}) that refuses its larger invoices, so quarantine is there to look at.
  *
  * <p>The relay settings are the library's defaults except where a demo wants to show more in less time: a short idle
  * poll ceiling, and a linear retry of three attempts, so an entry of the refusing destination reaches quarantine in
@@ -149,7 +149,7 @@ public final class Demo implements AutoCloseable {
         "  database      " + databaseUrl,
         "  from another terminal:  java -jar outbox4j-relay.jar status --url '" + databaseUrl + "'",
         "Orders are written 'orders' events (keyed per order, some transactions rolled back) and delivered as signed",
-        "webhooks to " + base + "/demo/sink/orders; 'legacy-erp' refuses everything, so its entries end up",
+        "webhooks to " + base + "/demo/sink/orders; 'legacy-erp' refuses invoices of 50.00 and more, so those end up",
         "quarantined on the dashboard. Stop with Ctrl-C; a second run continues with the same database.");
   }
 
