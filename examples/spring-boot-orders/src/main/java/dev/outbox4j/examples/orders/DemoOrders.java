@@ -44,8 +44,13 @@ public class DemoOrders implements ApplicationRunner {
     String base = "http://localhost:" + environment.getProperty("local.server.port", "8080");
     if (outbox.quarantined(QuarantineQuery.first(1)).isEmpty()) {
       orders.awardLoyaltyPoints(first, 20);
-      LOG.info("awarded loyalty points for {}: no queue is bound to routing key 'loyalty' yet, so RabbitMQ returns"
-          + " the event and the relay quarantines it", first);
+      String loyaltyQueue = environment.getProperty("orders.loyalty-queue", "");
+      if (loyaltyQueue.isBlank()) {
+        LOG.info("awarded loyalty points for {}: no queue is bound to routing key 'loyalty' yet, so RabbitMQ returns"
+            + " the event and the relay quarantines it", first);
+      } else {
+        LOG.info("awarded loyalty points for {}: delivered to queue {}", first, loyaltyQueue);
+      }
     }
     LOG.info("quarantined entries: GET {}/actuator/outbox4j; requeue: POST {}/actuator/outbox4j/<id>; discard:"
         + " DELETE {}/actuator/outbox4j/<id>; metrics: {}/actuator/prometheus; new order: POST {}/orders?totalCents=999",
