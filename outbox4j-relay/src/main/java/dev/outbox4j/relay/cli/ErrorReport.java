@@ -23,13 +23,14 @@ final class ErrorReport {
 
   /**
    * @param error the failure
-   * @return one line: what failed and the driver's reason, plus what fixes a missing table
+   * @return one line: what failed (an {@link OutboxException}'s message) and the root cause's reason, plus what fixes
+   *     a missing table
    */
   static String summary(Throwable error) {
     String message = error.getMessage() == null ? "" : firstLine(error.getMessage());
     String cause = firstLine(RelayAssembly.rootMessage(error));
-    String line = message.isEmpty() ? cause
-        : message.contains(cause) || !(error instanceof OutboxException) ? message : message + " (" + cause + ")";
+    String line = !(error instanceof OutboxException) || message.isEmpty() ? cause
+        : message.contains(cause) ? message : message + " (" + cause + ")";
     SQLException sql = sqlCause(error);
     if (sql != null && sql.getSQLState() != null && TABLE_MISSING.contains(sql.getSQLState())) {
       line += "; the outbox tables are not there: run 'migrate', or check --table-prefix and --schema";
