@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.DurationFormat;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,7 +42,7 @@ final class PurgeCommand implements Callable<Integer> {
           total += deleted;
         } while (deleted == batch);
         context.out().println("purged " + total + " delivered entr" + (total == 1 ? "y" : "ies") + " older than "
-            + access.store().retention().keepPeriod().orElseThrow());
+            + DurationFormat.format(access.store().retention().keepPeriod().orElseThrow()));
       }
       context.out().flush();
       return ExitCodes.OK;
