@@ -38,6 +38,11 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print one JSON object instead of text")
   boolean json;
 
+  @Option(names = "--relay", paramLabel = "URL",
+      description = "also ask a running relay (its dashboard address, e.g. http://127.0.0.1:8080) which destinations"
+          + " it paused because they were failing: the database knows operator pauses only")
+  java.net.@org.jspecify.annotations.Nullable URI relay;
+
   StatusCommand(CliContext context) {
     this.context = context;
   }
@@ -59,12 +64,32 @@ final class StatusCommand implements Callable<Integer> {
         context.err().flush();
         pauses = List.of();
       }
+      List<Map<String, Object>> outages = List.of();
+      String unreachable = null;
+      if (relay != null) {
+        try {
+          outages = RelayDestinations.paused(relay);
+        } catch (java.io.IOException e) {
+          unreachable = "could not ask the relay at " + relay + ": " + e.getMessage();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          unreachable = "interrupted while asking the relay at " + relay;
+        }
+      }
       if (json) {
         printJson(stats, destinations, more, pauses, now);
       } else {
         printText(config, stats, destinations, more, pauses, now);
       }
+      if (relay != null && unreachable == null && !json) {
+        printRelayPauses(outages);
+      }
       context.out().flush();
+      if (unreachable != null) {
+        context.err().println(unreachable);
+        context.err().flush();
+        return ExitCodes.FAILED;
+      }
       return ExitCodes.OK;
     }
   }
@@ -104,6 +129,16 @@ final class StatusCommand implements Callable<Integer> {
       paused.add(row);
     }
     body.put("pausedDestinations", paused);
+    if (relay != null) {
+      try {
+        body.put("relayPausedDestinations", RelayDestinations.paused(relay));
+      } catch (java.io.IOException e) {
+        body.put("relayPausedDestinations", null);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        body.put("relayPausedDestinations", null);
+      }
+    }
     context.out().println(Json.write(body));
   }
 
@@ -162,6 +197,22 @@ final class StatusCommand implements Callable<Integer> {
     }
     if (more) {
       out.printf("(the %d destinations most behind; more have undelivered entries)%n", DESTINATIONS_SHOWN);
+    }
+  }
+
+  private void printRelayPauses(List<Map<String, Object>> outages) {
+    java.io.PrintWriter out = context.out();
+    out.println();
+    if (outages.isEmpty()) {
+      out.printf("relay %s: every destination flowing%n", relay);
+      return;
+    }
+    out.printf("relay %s paused:%n", relay);
+    for (Map<String, Object> paused : outages) {
+      Object next = paused.get("nextProbeAt");
+      out.printf("  %s  %s since %s, next probe %s, %s failed probes; last error: %s%n", paused.get("destination"),
+          paused.get("state"), paused.get("pausedSince"), next == null ? "none (resume by hand)" : next,
+          paused.get("failedProbes"), paused.get("lastError"));
     }
   }
 

@@ -104,12 +104,19 @@ class RunModePausedDestinationTest {
         assertThat(metrics).filteredOn(line -> line.startsWith("outbox4j_destination"))
             .noneSatisfy(line -> assertThat(line).contains("NaN"))
             .noneSatisfy(line -> assertThat(line).contains("destination=\"orders\""));
+        // the CLI, reading the database, asks the running relay for its outage pauses
+        String status = dev.outbox4j.relay.cli.CliRunner.output("status", "--config", file.toString(), "--relay",
+            base);
+        assertThat(status).contains("relay " + base + " paused:").containsPattern(
+            "erp  (paused|probing) since .*, next probe .*; last error: HTTP 503 from " + webhook.url("/erp"));
         // an outage charges nothing: no entry of the paused destination is quarantined
         assertThat(runtime.store().stats(java.time.Instant.now()).quarantined()).isZero();
 
         webhook.accept("/erp");
         await().atMost(Duration.ofSeconds(60)).until(() -> runtime.relay().pausedDestinations().isEmpty());
         assertThat(get(base + "/health/ready").body()).isEqualTo("{\"status\":\"UP\"}");
+        assertThat(dev.outbox4j.relay.cli.CliRunner.output("status", "--config", file.toString(), "--relay", base))
+            .contains("relay " + base + ": every destination flowing");
         assertThat(get(base + "/api/destinations").body()).contains("\"paused\":[]");
         assertThat(get(base + "/metrics").body()).doesNotContain("outbox4j_destination_paused{");
       }
