@@ -185,4 +185,31 @@ public record QuarantineSelector(@Nullable String orderingKey, @Nullable String 
   public boolean matches(OutboxEntry entry) {
     return matches(QuarantineGroups.Member.of(entry));
   }
+
+  /**
+   * @return the selection in words, for messages and audit lines: {@code every entry waiting for an operator}, or the
+   *     criteria, such as {@code destination 'erp', kind RETRIES_EXHAUSTED, 55 ids}
+   */
+  public String describe() {
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    if (orderingKey != null) {
+      parts.add("key '" + orderingKey + "'");
+    }
+    if (destination != null) {
+      parts.add("destination '" + destination + "'");
+    }
+    if (kind != null) {
+      parts.add("kind " + kind);
+    }
+    if (reasonContains != null) {
+      parts.add("reason containing '" + reasonContains + "'");
+    }
+    if (group != null) {
+      parts.add("group " + group);
+    }
+    if (ids != null) {
+      parts.add(ids.size() == 1 ? "id " + ids.iterator().next() : ids.size() + " ids");
+    }
+    return parts.isEmpty() ? "every entry waiting for an operator" : String.join(", ", parts);
+  }
 }

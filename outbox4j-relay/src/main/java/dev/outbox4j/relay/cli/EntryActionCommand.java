@@ -2,6 +2,7 @@ package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.QuarantineSelector;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,9 @@ abstract class EntryActionCommand implements Callable<Integer> {
 
   abstract String done();
 
+  /** @return the action's word in the audit log */
+  abstract String action();
+
   /** @return the exit code of the action on waiting entries; only {@code discard} has one */
   int callForWaiting() {
     context.err().println("--waiting is an option of 'discard' (and see 'park')");
@@ -112,9 +116,13 @@ abstract class EntryActionCommand implements Callable<Integer> {
       for (int batch = BATCH; batch == BATCH; total += batch) {
         batch = applyAll(access.store(), selector, BATCH);
       }
+      context.out().println(done() + " " + total + (total == 1 ? " entry" : " entries"));
+      context.out().flush();
+      if (total > 0) {
+        AuditLog.record(context, access.store(), action(), "entries waiting for an operator: " + selector.describe(),
+            total, "");
+      }
     }
-    context.out().println(done() + " " + total + (total == 1 ? " entry" : " entries"));
-    context.out().flush();
     return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
   }
 
@@ -131,13 +139,19 @@ abstract class EntryActionCommand implements Callable<Integer> {
     }
     int missing = 0;
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
+      List<UUID> changed = new ArrayList<>();
       for (UUID id : parsed) {
         if (apply(access.store(), id)) {
+          changed.add(id);
           context.out().println(done() + " " + id);
         } else {
           missing++;
           context.err().println("no quarantined entry " + id);
         }
+      }
+      if (!changed.isEmpty()) {
+        AuditLog.record(context, access.store(), action(), (changed.size() == 1 ? "entry " : "entries ")
+            + String.join(", ", changed.stream().map(UUID::toString).toList()), changed.size(), "");
       }
     }
     context.out().flush();
@@ -170,6 +184,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     String done() {
       return "requeued";
     }
+
+    @Override
+    String action() {
+      return OperatorAction.REQUEUE;
+    }
   }
 
   @Command(name = "discard", mixinStandardHelpOptions = true,
@@ -188,7 +207,8 @@ abstract class EntryActionCommand implements Callable<Integer> {
         return ExitCodes.USAGE;
       }
       try (OutboxAccess access = new OutboxAccess(database.read(context()))) {
-        return WaitingAction.run(context(), access, selector, "discard", "discarded", dryRun, yes,
+        return WaitingAction.run(context(), access, selector, OperatorAction.DISCARD_WAITING, "discard", "discarded",
+            dryRun, yes,
             (limit, now) -> access.store().discardWaiting(selector, now, limit));
       }
     }
@@ -206,6 +226,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     @Override
     String done() {
       return "discarded";
+    }
+
+    @Override
+    String action() {
+      return OperatorAction.DISCARD;
     }
   }
 }

@@ -21,6 +21,7 @@ final class WaitingAction {
    * @param context the command's surroundings
    * @param access the open store
    * @param selector which waiting entries
+   * @param action the action's word in the audit log
    * @param verb what the action does, for messages: {@code park}, {@code discard}
    * @param done the past tense: {@code parked}, {@code discarded}
    * @param dryRun whether to count only
@@ -28,7 +29,8 @@ final class WaitingAction {
    * @param batch changes one batch: (limit, now) → how many changed
    * @return the exit code
    */
-  static int run(CliContext context, OutboxAccess access, WaitingSelector selector, String verb, String done,
+  static int run(CliContext context, OutboxAccess access, WaitingSelector selector, String action, String verb,
+      String done,
       boolean dryRun, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
     int count = access.store().countWaiting(selector, context.clock().instant());
     context.out().println(count + " waiting " + entries(count) + " " + describe(selector)
@@ -62,6 +64,10 @@ final class WaitingAction {
     }
     context.out().println(done + " " + total + " " + entries(total));
     context.out().flush();
+    if (total > 0) {
+      AuditLog.record(context, access.store(), action, "waiting entries " + describe(selector), total,
+          "counted " + count + " first");
+    }
     return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
   }
 
