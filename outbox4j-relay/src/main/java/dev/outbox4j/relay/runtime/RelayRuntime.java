@@ -97,7 +97,8 @@ public final class RelayRuntime implements AutoCloseable {
       relay = RelayAssembly.relay(store, transport, config, listeners);
       StatsSampler sampler = new StatsSampler(store, delivered::count, clock, Duration.ofSeconds(1));
       closeables.push(sampler);
-      token = AdminToken.configuredOrGenerated(config.server().adminToken(), new SecureRandom());
+      token = AdminToken.configuredOrGenerated(config.server().adminToken(), config.server().adminTokenName(),
+          new SecureRandom());
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
             relay::pausedDestinations, config.server().failReadinessWhenDegraded(), extras.counters(),
