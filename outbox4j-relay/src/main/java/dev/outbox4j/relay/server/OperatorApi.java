@@ -47,7 +47,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Every action that changed something is recorded in the audit log ({@link OutboxStore#recordOperatorAction}) with
  * the admin token's name as the actor; a failure to record is reported in the answer, the change stands.
  *
- * <p>Thread-safe: stateless beyond its collaborators.
+ * <p>Grouping reads up to {@value QuarantineGroups#MAX_GROUPED} rows (a few short columns each), so one grouping serves
+ * every open dashboard for two seconds (and a group's page takes its total from it); an action, and a group's dry run,
+ * read afresh.
+ *
+ * <p>Thread-safe: its only state is that grouping, replaced whole.
  */
 final class OperatorApi {
   /** Entries changed per unit of work of a bulk action. */
@@ -55,7 +59,9 @@ final class OperatorApi {
   /** Largest body of a group action: {@value QuarantineSelector#MAX_IDS} ids of 36 characters and a line break. */
   private static final int MAX_BODY = QuarantineSelector.MAX_IDS * 38;
   private static final int PAYLOAD_SHOWN = 2048;
-  private static final int DEFAULT_PAGE = 50;
+  private static final int DEFAULT_PAGE = 100;
+  /** How long one grouping serves every open dashboard; an action makes the next read group afresh. */
+  private static final java.time.Duration GROUPS_FRESH = java.time.Duration.ofSeconds(2);
   private static final int DEFAULT_GROUPS = 20;
 
   private final OutboxStore store;
@@ -63,6 +69,10 @@ final class OperatorApi {
   private final AdminToken token;
   private final boolean showPayloads;
   private final Clock clock;
+  /** The last grouping and when it was read: many open dashboards group once per {@link #GROUPS_FRESH}. */
+  private volatile @Nullable Grouping grouping;
+
+  private record Grouping(Instant at, QuarantineGroups groups) {}
 
   OperatorApi(OutboxStore store, StatsSampler sampler, AdminToken token, boolean showPayloads, Clock clock) {
     this.store = store;
@@ -102,6 +112,18 @@ final class OperatorApi {
 
   // ---------------------------------------------------------------------------------------------------- reads
 
+  /** @return the groups, read at most once per {@link #GROUPS_FRESH} however many dashboards ask */
+  private QuarantineGroups groups() {
+    Instant now = clock.instant();
+    Grouping last = grouping;
+    if (last != null && !now.isAfter(last.at().plus(GROUPS_FRESH)) && !now.isBefore(last.at())) {
+      return last.groups();
+    }
+    QuarantineGroups read = store.quarantineGroups(QuarantineGroups.MAX_GROUPED);
+    grouping = new Grouping(now, read);
+    return read;
+  }
+
   /**
    * {@code GET /api/quarantined?limit=&after=&group=}: one page of the entries waiting for an operator, of one group
    * when {@code group} names one, with the total they are a page of.
@@ -120,11 +142,24 @@ final class OperatorApi {
       entries.add(describe(entry));
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("total", store.countQuarantined(selector));
+    body.put("total", total(selector, group));
     body.put("more", more);
     body.put("showPayloads", showPayloads);
     body.put("entries", entries);
     DashboardServer.sendJson(exchange, 200, body);
+  }
+
+  /**
+   * A group's total from the grouping when every entry is grouped (no read of its rows), else counted by the store.
+   */
+  private long total(QuarantineSelector selector, @Nullable String group) {
+    if (group != null && !group.isEmpty()) {
+      QuarantineGroups groups = groups();
+      if (groups.complete()) {
+        return groups.find(group).map(QuarantineGroup::count).orElse(0);
+      }
+    }
+    return store.countQuarantined(selector);
   }
 
   private Map<String, Object> describe(OutboxEntry entry) {
@@ -155,7 +190,7 @@ final class OperatorApi {
     Map<String, String> query = query(exchange);
     int offset = integer(query, "offset", 0, 0, Integer.MAX_VALUE);
     int limit = integer(query, "limit", DEFAULT_GROUPS, 1, QuarantineQuery.MAX_LIMIT);
-    QuarantineGroups found = store.quarantineGroups(QuarantineGroups.MAX_GROUPED);
+    QuarantineGroups found = groups();
     List<Object> groups = new ArrayList<>();
     for (QuarantineGroup group : found.groups().subList(Math.min(offset, found.groups().size()),
         Math.min(offset + limit, found.groups().size()))) {
@@ -273,6 +308,7 @@ final class OperatorApi {
       body.put("confirmed", confirmed);
       body.put("changed", outcome.changed);
       sampler.sampleSoon();
+      grouping = null;
       String unrecorded = outcome.changed > 0 ? record(outcome) : null;
       if (unrecorded != null) {
         body.put("auditError", unrecorded);
