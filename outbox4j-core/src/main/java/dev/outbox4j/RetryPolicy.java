@@ -11,7 +11,7 @@ import java.util.Objects;
  * {@linkplain #linear() linear} ({@code step × n}, capped).
  *
  * <p>When the relay gives up on a retryable failure: once the entry has been failing for {@link #giveUpAfter()} (24 h
- * by default) counted from the moment it became deliverable (its creation, or its not-before time), or after
+ * by default) counted from its first failed attempt of its own ({@link OutboxEntry#firstFailedAt()}), or after
  * {@link #maxAttempts()} failed attempts (unlimited by default), whichever comes first; it is then quarantined. Only
  * failures of the message itself count: while the transport as a whole is down the relay pauses and charges nothing,
  * so an outage, however long, quarantines nothing. A permanent failure quarantines at once, whatever the policy.
@@ -27,7 +27,7 @@ public final class RetryPolicy {
   public static final Duration DEFAULT_CAP = Duration.ofMinutes(5);
   /** Default attempts before quarantine: unlimited ({@link Integer#MAX_VALUE}); the time budget decides. */
   public static final int DEFAULT_MAX_ATTEMPTS = Integer.MAX_VALUE;
-  /** Default time budget of an entry's retryable failures: 24 hours from when it became deliverable. */
+  /** Default time budget of an entry's retryable failures: 24 hours from its first failed attempt. */
   public static final Duration DEFAULT_GIVE_UP_AFTER = Duration.ofHours(24);
   /** The longest cap a policy accepts: 365 days (a later retry time may not fit a store's timestamp). */
   public static final Duration MAX_CAP = Duration.ofDays(365);
@@ -73,7 +73,7 @@ public final class RetryPolicy {
     return maxAttempts;
   }
 
-  /** @return how long an entry may keep failing, from when it became deliverable, before it is quarantined */
+  /** @return how long an entry may keep failing, from its first failed attempt, before it is quarantined */
   public Duration giveUpAfter() {
     return giveUpAfter;
   }
@@ -95,8 +95,8 @@ public final class RetryPolicy {
    * Whether to give up on an entry after a failure of its own.
    *
    * @param failedAttempts failed attempts so far, counting the one that just failed
-   * @param failingFor time since the entry became deliverable (its creation or not-before time); negative counts as
-   *     zero
+   * @param failingFor time since the entry's first failed attempt of its own ({@link OutboxEntry#firstFailedAt()});
+   *     negative counts as zero
    * @return {@code true} when the attempt limit is reached, or when the time budget is spent and this is not the
    *     entry's first failure: the budget never ends an entry on its first failure of its own, so an entry that waited
    *     past its budget (in a backlog, an outage, while no relay ran) is still retried once, and a transport outage that
@@ -125,11 +125,35 @@ public final class RetryPolicy {
     return Duration.ofNanos((long) capped);
   }
 
+  /**
+   * The policy in the words a user configures it with, for reasons and logs; for example {@code linear, step 1s, cap
+   * 5s, at most 3 attempts, give up after 24h} or {@code exponential, base 1s, multiplier 2, cap 5m, jitter, give up
+   * after 24h}. Durations as {@link DurationFormat} writes them; the attempt limit only when there is one; jitter only
+   * when it is on.
+   *
+   * @return the description
+   */
+  public String describe() {
+    StringBuilder text = new StringBuilder(exponential ? "exponential, base " : "linear, step ")
+        .append(DurationFormat.format(base));
+    if (exponential) {
+      text.append(", multiplier ").append(multiplier == Math.rint(multiplier) && multiplier < 1e15
+          ? Long.toString((long) multiplier) : Double.toString(multiplier));
+    }
+    text.append(", cap ").append(DurationFormat.format(cap));
+    if (jitter) {
+      text.append(", jitter");
+    }
+    if (maxAttempts != Integer.MAX_VALUE) {
+      text.append(", at most ").append(maxAttempts).append(maxAttempts == 1 ? " attempt" : " attempts");
+    }
+    return text.append(", give up after ").append(DurationFormat.format(giveUpAfter)).toString();
+  }
+
+  /** @return {@code RetryPolicy[}{@link #describe()}{@code ]} */
   @Override
   public String toString() {
-    return (exponential ? "RetryPolicy[exponential base=" + base + " multiplier=" + multiplier : "RetryPolicy[linear step=" + base)
-        + " cap=" + cap + " giveUpAfter=" + giveUpAfter
-        + (maxAttempts == Integer.MAX_VALUE ? "" : " maxAttempts=" + maxAttempts) + " jitter=" + jitter + "]";
+    return "RetryPolicy[" + describe() + "]";
   }
 
   /** Configures a {@link RetryPolicy}. Not thread-safe. */
@@ -187,10 +211,10 @@ public final class RetryPolicy {
     }
 
     /**
-     * @param budget how long an entry may keep failing for reasons of its own, counted from when it became
-     *     deliverable (its creation, or its not-before time), before it is quarantined on its next failure; positive;
-     *     default 24 h. Time spent in an outage is not held against an entry's attempts, but an entry that outlived its
-     *     budget (in an outage, or while no relay ran) is quarantined by its next failure of its own.
+     * @param budget how long an entry may keep failing for reasons of its own, counted from its first failed attempt
+     *     ({@link OutboxEntry#firstFailedAt()}; a requeue starts the count again), before it is quarantined on its next
+     *     failure; positive; default 24 h. Time an entry waited before its first failure (in an outage, or while no
+     *     relay ran) is not held against it.
      * @return this builder
      */
     public Builder withGiveUpAfter(Duration budget) {

@@ -86,4 +86,16 @@ class RetryPolicyTest {
     assertThatThrownBy(() -> RetryPolicy.linear().withCap(Duration.ofSeconds(-1)).build()).hasMessageContaining("cap");
     assertThatThrownBy(() -> RetryPolicy.linear().withMaxAttempts(0).build()).hasMessageContaining("maxAttempts");
   }
+
+  @Test
+  void a_policy_describes_itself_the_way_it_is_configured() {
+    assertThat(RetryPolicy.linear().withBase(Duration.ofSeconds(1)).withCap(Duration.ofSeconds(5)).withMaxAttempts(3)
+        .build().describe()).isEqualTo("linear, step 1s, cap 5s, at most 3 attempts, give up after 1d");
+    assertThat(RetryPolicy.ofDefaults().describe())
+        .isEqualTo("exponential, base 1s, multiplier 2, cap 5m, jitter, give up after 1d");
+    assertThat(RetryPolicy.exponential().withBase(Duration.ofMillis(250)).withMultiplier(1.5).withJitter(false)
+        .withGiveUpAfter(Duration.ofMinutes(90)).withMaxAttempts(1).build().describe())
+        .isEqualTo("exponential, base 250ms, multiplier 1.5, cap 5m, at most 1 attempt, give up after 1h 30m");
+    assertThat(RetryPolicy.ofDefaults().toString()).isEqualTo("RetryPolicy[" + RetryPolicy.ofDefaults().describe() + "]");
+  }
 }

@@ -37,11 +37,14 @@ import java.util.UUID;
  * @param relayKills SIGKILLs of relays
  * @param relayCrashes relay processes that ended on their own
  * @param seconds wall-clock length of the run
+ * @param refusingPaused with a destination refusing everything: how often the relays paused it; -1 without one
+ * @param refusingMaxAttempts with a destination refusing everything: the most attempts charged to one of its entries;
+ *     -1 without one
  */
 record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
     long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
     long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills,
-    int relayCrashes, long seconds) {
+    int relayCrashes, long seconds, long refusingPaused, long refusingMaxAttempts) {
 
   /**
    * What the consumer's arrivals show against the commit record.
@@ -134,7 +137,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
    */
   boolean kept() {
     return lost == 0 && vanished == 0 && rolledBackDelivered == 0 && unknownDelivered == 0 && orderViolations == 0
-        && stuck == 0 && quarantined == 0 && frozenRefused > 0;
+        && stuck == 0 && quarantined == 0 && frozenRefused > 0 && refusingPaused != 0;
   }
 
   /** @return the one-line summary the docs quote */
@@ -146,6 +149,8 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         + " claimsLost=" + claimsLost + " frozenRelay(refused=" + frozenRefused + " unsent=" + frozenUnsent
         + ") duplicates=" + duplicates
         + " lateCopies=" + lateCopies + " relayKills=" + relayKills + " relayCrashes=" + relayCrashes
+        + (refusingPaused < 0 ? "" : " refusingDestination(paused=" + refusingPaused + " maxAttempts="
+            + refusingMaxAttempts + ")")
         + " seconds=" + seconds + (kept() ? " PASS" : " FAIL");
   }
 }

@@ -53,14 +53,22 @@ final class ChaosRun {
   private final ClaimStrategy claims;
   private final String label;
   private final Path directory;
+  private final Path refuseFlag;
   private final long seed;
+  /** Whether a second destination refuses everything until the writers stop (a writer of its own writes to it). */
+  private final boolean refusing;
 
-  private ChaosRun(ChaosScenario scenario, ClaimStrategy claims, String label, long seed) {
+  /** The destination that refuses everything in a run with {@link #refusing}. */
+  static final String REFUSING_DESTINATION = "refusing";
+
+  private ChaosRun(ChaosScenario scenario, ClaimStrategy claims, String label, long seed, boolean refusing) {
+    this.refusing = refusing;
     this.scenario = scenario;
     this.claims = claims;
     this.label = label;
     this.seed = seed;
     this.directory = Path.of("target", "chaos", label.replace('/', '-') + "-" + Instant.now().getEpochSecond());
+    this.refuseFlag = directory.resolve("refusing-destination.flag").toAbsolutePath();
   }
 
   /**
@@ -76,8 +84,29 @@ final class ChaosRun {
    */
   static ChaosReport run(String label, ChaosScenario scenario, ClaimStrategy claims,
       BiFunction<ChildProcesses, Path, ChaosDatabase> database, ChaosConsumer consumer, long seed) {
-    return new ChaosRun(scenario, claims, label, seed).execute(database, consumer);
+    return new ChaosRun(scenario, claims, label, seed, false).execute(database, consumer);
   }
+
+  /**
+   * Runs a scenario with, beside the consumer's destination, a second one ({@value #REFUSING_DESTINATION}, written by
+   * a writer process of its own on keys of its own) that refuses every delivery while the writers write and recovers
+   * when they stop. The relays run with an outage backoff of 1 to 5 s. Only for the in-process (ledger) transport,
+   * which delivers any destination to the consumer once it is accepted.
+   *
+   * @return the report, with the refusing destination's figures
+   */
+  static ChaosReport runWithARefusingDestination(String label, ScenarioAndDatabase setup, ChaosConsumer consumer,
+      long seed) {
+    return new ChaosRun(setup.scenario(), setup.claims(), label, seed, true).execute(setup.database(), consumer);
+  }
+
+  /**
+   * @param scenario what to inject
+   * @param claims how the relays' stores hold their claims
+   * @param database starts the database
+   */
+  record ScenarioAndDatabase(ChaosScenario scenario, ClaimStrategy claims,
+      BiFunction<ChildProcesses, Path, ChaosDatabase> database) {}
 
   private ChaosReport execute(BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChaosConsumer consumer) {
     long started = System.nanoTime();
@@ -86,7 +115,12 @@ final class ChaosRun {
         ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
         TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
       String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form()
-          + (claims == ClaimStrategy.LEASED_ROWS ? "" : "/" + claims.name().toLowerCase(Locale.ROOT));
+          + (claims == ClaimStrategy.LEASED_ROWS ? "" : "/" + claims.name().toLowerCase(Locale.ROOT))
+          + (refusing ? "/refusing_destination" : "");
+      if (refusing) {
+        Files.createDirectories(directory);
+        Files.writeString(refuseFlag, "refusing everything until the writers stop");
+      }
       log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database);
       prepare(database);
       Fleet fleet = new Fleet(processes, database, consumer, proxy);
@@ -105,6 +139,15 @@ final class ChaosRun {
       timeline.at(scenario.freezeAt(), "freeze relay 0", () -> freezeCycle(timeline, fleet, 1));
       timeline.at(scenario.outageAt(), "cut the relays off their destination", proxy::cut);
       timeline.at(scenario.outageAt().plus(scenario.outage()), "restore the destination", proxy::restore);
+      if (refusing) {
+        timeline.at(scenario.writeFor(), "the refusing destination recovers", () -> {
+          try {
+            Files.deleteIfExists(refuseFlag);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+      }
       timeline.play(fleet::supervise);
       fleet.awaitWriters();
       Map<String, List<UUID>> commitOrder = readCommitOrder(database);
@@ -127,7 +170,8 @@ final class ChaosRun {
           delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
           statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
-          fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds());
+          fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
+          refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1);
       delivery.examples().forEach(example -> log("example: " + example));
       log(report.summary());
       Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
@@ -178,6 +222,20 @@ final class ChaosRun {
   private static Map<String, List<UUID>> readCommitOrder(ChaosDatabase database) {
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl())) {
       return database.commitRecord().order(connection);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** @return the most attempts charged to an entry of the refusing destination */
+  private static long refusingMaxAttempts(ChaosDatabase database) {
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT COALESCE(MAX(attempts), 0) FROM "
+            + TableNames.withPrefix(PREFIX).qualified("outbox") + " WHERE destination = '" + REFUSING_DESTINATION
+            + "'")) {
+      rows.next();
+      return rows.getLong(1);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
@@ -339,6 +397,7 @@ final class ChaosRun {
     private int crashes;
 
     private final Path freezeFlag = directory.resolve("freeze-relay-0.flag").toAbsolutePath();
+    private final Path refuseFlag = ChaosRun.this.refuseFlag;
 
     Fleet(ChildProcesses processes, ChaosDatabase database, ChaosConsumer consumer, TcpProxy proxy) {
       this.processes = processes;
@@ -367,6 +426,24 @@ final class ChaosRun {
         args.put("seed", seed + w);
         writers.add(processes.startJvm("writer-" + w, WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
       }
+      if (refusing) {
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put("name", "w-refusing");
+        args.put("url", database.jdbcUrl());
+        args.put("prefix", PREFIX);
+        args.put("commitRecord", database.commitRecord().name());
+        args.put("destination", REFUSING_DESTINATION);
+        args.put("keyPrefix", "refusing-");
+        args.put("threads", scenario.threadsPerWriter());
+        args.put("duration", scenario.writeFor());
+        args.put("maxPause", scenario.maxPause());
+        args.put("rollbackShare", scenario.rollbackShare());
+        args.put("keys", scenario.keys());
+        args.put("hot", scenario.hotKeys());
+        args.put("hotShare", scenario.hotShare());
+        args.put("seed", seed + 1_000);
+        writers.add(processes.startJvm("writer-refusing", WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
+      }
     }
 
     void startRelays() {
@@ -392,6 +469,12 @@ final class ChaosRun {
       arguments.addAll(consumer.relayArguments(proxy.port()));
       if (r == 0) {
         arguments.add("freezeFlag=" + freezeFlag);
+      }
+      if (refusing) {
+        arguments.add("refuseFlag=" + refuseFlag);
+        arguments.add("refuseDestination=" + REFUSING_DESTINATION);
+        arguments.add("outageBase=1000");
+        arguments.add("outageCap=5000");
       }
       String name = "relay-" + r + "-" + incarnations[r]++;
       relays[r] = processes.startJvm(name, RelayMain.class, CHILD_JVM, arguments);
@@ -528,6 +611,12 @@ final class ChaosRun {
 
     long claimsLost() {
       return relayLogs.stream().mapToLong(this::claimsLostIn).sum();
+    }
+
+    /** @return how often the relays (every incarnation) paused the refusing destination */
+    long refusingPaused() {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream()
+          .filter(line -> line.startsWith("DESTINATION_PAUSED " + REFUSING_DESTINATION + " ")).count()).sum();
     }
 
     private long claimsLostIn(Path log) {

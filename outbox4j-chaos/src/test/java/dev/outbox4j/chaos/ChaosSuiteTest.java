@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
  * The chaos suite: separate writer and relay JVMs over a database the suite starts and crashes itself, relays
  * SIGKILLed and restarted, one frozen past its lease, the destination cut off for longer than the retry budget, a
  * backlog on hot keys. The default build runs the short form on PostgreSQL over RabbitMQ, on MariaDB over the
- * in-process transport (a consumer ledger) and on PostgreSQL with session-lock claims over the in-process transport;
+ * in-process transport (a consumer ledger), on PostgreSQL with session-lock claims over the in-process transport, and
+ * on PostgreSQL over the in-process transport with a second destination refusing everything until the writers stop;
  * {@code -Pchaos-long} runs the long form on every pair. See docs/reliability.md.
  */
 class ChaosSuiteTest {
@@ -43,6 +44,24 @@ class ChaosSuiteTest {
         new ChaosConsumer.Ledger());
   }
 
+  /**
+   * A fault stays in its lane: beside the consumer's destination, a second one (a writer of its own, keys of its own)
+   * refuses every delivery for the whole writing time, through every other fault of the run, and recovers when the
+   * writers stop. The healthy destination loses, reorders and strands nothing; the refusing one is paused (never
+   * charged into quarantine) and drains once it recovers.
+   */
+  @Test
+  void postgresql_with_a_destination_refusing_everything_keeps_every_promise_for_the_others_and_drains_it_after() {
+    ChaosScenario scenario = ChaosScenario.current();
+    ChaosReport report = ChaosRun.runWithARefusingDestination("postgresql-refusing-ledger-" + scenario.form(),
+        new ChaosRun.ScenarioAndDatabase(scenario, ClaimStrategy.LEASED_ROWS, PostgresCluster::start),
+        new ChaosConsumer.Ledger(), SEED);
+    SoftAssertions soft = new SoftAssertions();
+    judge(soft, report, scenario, Map.of());
+    soft.assertThat(report.refusingPaused()).as("the refusing destination was paused").isPositive();
+    soft.assertAll();
+  }
+
   @Test
   void postgresql_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
     assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
@@ -63,6 +82,12 @@ class ChaosSuiteTest {
     Map<String, String> deferred = scenario.form().equals("short") ? DEFERRED_IN_SHORT_FORM.getOrDefault(label,
         Map.of()) : Map.of();
     SoftAssertions soft = new SoftAssertions();
+    judge(soft, report, scenario, deferred);
+    soft.assertAll();
+  }
+
+  private static void judge(SoftAssertions soft, ChaosReport report, ChaosScenario scenario,
+      Map<String, String> deferred) {
     soft.assertThat(report.committed()).as("committed messages").isPositive();
     soft.assertThat(report.vanished()).as("lost although marked delivered").isZero();
     soft.assertThat(report.lost()).as("lost and not waiting in the outbox")
@@ -79,7 +104,6 @@ class ChaosSuiteTest {
     soft.assertThat(report.frozenRefused()).as("the frozen relay's late completions, refused (claims lost)")
         .isPositive();
     soft.assertThat(report.relayKills()).as("relay kills").isEqualTo(scenario.relayKills());
-    soft.assertAll();
   }
 
   private static void check(SoftAssertions soft, Map<String, String> deferred, String name, long value,

@@ -33,7 +33,8 @@ import javax.sql.DataSource;
  * <p>Transports: {@code ledger}, an in-process transport whose callback inserts the message into the consumer-ledger
  * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected); and
  * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
- * confirmed delivery when asked to ({@link SelfFreezingTransport}). {@code claims} names the store's
+ * confirmed delivery when asked to ({@link SelfFreezingTransport}); with {@code refuseFlag}, one destination is refused
+ * while the flag file exists ({@link RefusingDestinationTransport}). {@code claims} names the store's
  * {@link ClaimStrategy} ({@code leased-rows}, the default, or {@code session-locks}).
  */
 public final class RelayMain {
@@ -56,6 +57,10 @@ public final class RelayMain {
     HikariDataSource pool = pool(args.text("url"), "relay-store", 6);
     JdbcOutboxStore store = buildStore(pool, args);
     Transport transport = transport(args, name);
+    if (args.optional("refuseFlag") != null) {
+      transport = new RefusingDestinationTransport(transport, args.text("refuseDestination"),
+          java.nio.file.Path.of(args.optional("refuseFlag")));
+    }
     if (args.optional("freezeFlag") != null) {
       transport = new SelfFreezingTransport(transport, java.nio.file.Path.of(args.optional("freezeFlag")));
     }
@@ -64,7 +69,11 @@ public final class RelayMain {
     RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
         .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts"))
         .withGiveUpAfter(args.duration("giveUpAfter")).build();
-    Relay relay = Relay.builder(store, transport)
+    var builder = Relay.builder(store, transport);
+    if (args.optional("outageCap") != null) {
+      builder.withOutageBackoff(args.duration("outageBase"), args.duration("outageCap"));
+    }
+    Relay relay = builder
         .withLease(lease)
         .withDeliveryTimeout(deliveryTimeout)
         .withRetryPolicy(retry)
@@ -194,6 +203,16 @@ public final class RelayMain {
         OUT.println("BATCH " + Instant.now() + " " + report.result() + " claim=" + report.claimTime().toMillis()
             + "ms waited=" + report.deliveryTime().toMillis() + "ms");
       }
+    }
+
+    @Override
+    public void onDestinationPaused(dev.outbox4j.DestinationStatus status) {
+      OUT.println("DESTINATION_PAUSED " + status.destination() + " at " + Instant.now() + ": " + status.lastError());
+    }
+
+    @Override
+    public void onDestinationResumed(String destination, Duration pausedFor) {
+      OUT.println("DESTINATION_RESUMED " + destination + " at " + Instant.now() + " after " + pausedFor);
     }
 
     @Override

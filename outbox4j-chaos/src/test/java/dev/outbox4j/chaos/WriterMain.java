@@ -97,10 +97,11 @@ public final class WriterMain {
   }
 
   private static String pickKey(SplittableRandom random, ChildArguments args) {
+    String prefix = args.optional("keyPrefix") == null ? "" : args.optional("keyPrefix");
     if (random.nextDouble() < args.decimal("hotShare")) {
-      return "hot-" + random.nextInt(args.integer("hot"));
+      return prefix + "hot-" + random.nextInt(args.integer("hot"));
     }
-    return "key-" + random.nextInt(args.integer("keys"));
+    return prefix + "key-" + random.nextInt(args.integer("keys"));
   }
 
   private static void pause(SplittableRandom random, Duration max) {

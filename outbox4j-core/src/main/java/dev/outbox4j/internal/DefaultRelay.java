@@ -288,7 +288,7 @@ public final class DefaultRelay implements Relay {
     for (DestinationGates.HeldBack held : sorted.heldBack().values()) {
       result = result.plus(recorder.holdBack(held));
     }
-    recording += System.nanoTime() - recordStart;
+    long heldBackTime = System.nanoTime() - recordStart;
     long sending = System.nanoTime();
     AnswerCollector.Round round = answers.send(sorted.send(), started);
     long claimingAhead = 0;
@@ -313,7 +313,8 @@ public final class DefaultRelay implements Relay {
       ahead.release(); // nothing flows: the next batch is not sent into the outage
     }
     BatchReport report = new BatchReport(result, claimTime,
-        Duration.ofNanos(finished - sending - recording - claimingAhead), Duration.ofNanos(recording));
+        Duration.ofNanos(finished - sending - recording - claimingAhead),
+        Duration.ofNanos(heldBackTime + recording));
     events.emit(l -> l.onBatch(report));
     return result;
   }

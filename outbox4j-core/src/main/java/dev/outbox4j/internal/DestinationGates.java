@@ -169,13 +169,14 @@ final class DestinationGates {
         held.computeIfAbsent(destination, d -> new ArrayList<>()).add(claim);
       }
     }
-    for (String destination : probes.keySet()) {
-      gates.get(destination).nextProbeAt = now.plus(lease); // provisional: the probe's judgement sets the real one
-    }
     Map<String, HeldBack> heldBack = new LinkedHashMap<>();
     for (Map.Entry<String, List<Claim>> entry : held.entrySet()) {
       Gate gate = gates.get(entry.getKey());
+      // Before the provisional probe time below: entries held back beside a probe come back one cap after it.
       heldBack.put(entry.getKey(), new HeldBack(entry.getValue(), heldBackReason(gate), holdBack(gate, now)));
+    }
+    for (String destination : probes.keySet()) {
+      gates.get(destination).nextProbeAt = now.plus(lease); // provisional: the probe's judgement sets the real one
     }
     for (Map.Entry<String, List<Claim>> entry : heldByOperator.entrySet()) {
       heldBack.put(entry.getKey(), new HeldBack(entry.getValue(),

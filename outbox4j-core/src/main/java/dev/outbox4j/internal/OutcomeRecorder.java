@@ -1,5 +1,6 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.DurationFormat;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.RelayResult;
@@ -227,9 +228,8 @@ final class OutcomeRecorder {
     Duration failingFor = firstFailed == null || firstFailed.isAfter(now) ? Duration.ZERO
         : Duration.between(firstFailed, now);
     if (policy.givesUp(attempts, failingFor)) {
-      String reason = truncate("gave up after " + attempts + " attempts, failing for " + failingFor.withNanos(0)
-          + " (retry policy " + policy + "): " + outcome.reason());
-      return quarantine(delivery, QuarantineReason.retriesExhausted(reason));
+      return quarantine(delivery,
+          QuarantineReason.retriesExhausted(truncate(gaveUp(attempts, failingFor, policy, outcome.reason()))));
     }
     Duration delay = policy.delayAfter(attempts, settings.random().nextDouble());
     Duration requested = outcome.retryAfter();
@@ -247,6 +247,17 @@ final class OutcomeRecorder {
     }
     events.emit(l -> l.onClaimLost(entry));
     return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  /**
+   * The reason of a quarantine by the retry policy, as a sentence an operator reads: {@code gave up after 3 attempts
+   * over 3m 7s (retry policy: linear, step 1s, cap 5s, at most 3 attempts, give up after 24h); last error: HTTP 503
+   * from ...}. The time counts from the entry's first charged failure; it is left out after a single attempt.
+   */
+  static String gaveUp(int attempts, Duration failingFor, RetryPolicy policy, String lastError) {
+    return "gave up after " + attempts + (attempts == 1 ? " attempt" : " attempts")
+        + (attempts == 1 ? "" : " over " + DurationFormat.format(failingFor))
+        + " (retry policy: " + policy.describe() + "); last error: " + lastError;
   }
 
   /** Quarantines the delivery's entry, keeping the bound by which a copy of its send lands through requeue and discard. */

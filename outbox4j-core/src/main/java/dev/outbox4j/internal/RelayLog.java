@@ -1,5 +1,6 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.DurationFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,7 +64,7 @@ final class RelayLog {
       if (!now.isBefore(lastReport.plus(SUMMARY_INTERVAL))) {
         lastReport = now;
         LOGGER.log(System.Logger.Level.WARNING, subject + " still failing: " + failures + " failures in "
-            + Duration.between(since, now) + "; last: " + cause);
+            + DurationFormat.format(Duration.between(since, now)) + "; last: " + cause);
       }
     }
 
@@ -73,7 +74,7 @@ final class RelayLog {
         return;
       }
       LOGGER.log(System.Logger.Level.INFO, subject + " recovered after " + failures + " failures in "
-          + Duration.between(since, clock.instant()));
+          + DurationFormat.format(Duration.between(since, clock.instant())));
       failures = 0;
       since = null;
       lastReport = null;

@@ -62,7 +62,7 @@ class RelayLoggingTest {
   }
 
   @Test
-  void a_transport_outage_is_logged_at_its_start_once_a_minute_and_at_its_end() {
+  void a_destination_outage_is_logged_at_its_start_once_a_minute_and_at_its_end() {
     for (int i = 0; i < 30; i++) {
       store.enqueue(Message.builder().withDestination("d").withPayload("m" + i).build());
     }
@@ -87,15 +87,16 @@ class RelayLoggingTest {
       clock.advance(Duration.ofSeconds(1));
     }
     down.set(false);
+    clock.advance(Duration.ofSeconds(10)); // past the next probe
     relay.drain(1);
 
     assertThat(passes.get()).isGreaterThan(60);
     List<String> warnings = messages(Level.WARNING);
-    assertThat(warnings.get(0)).startsWith("transport failing: connection refused");
+    assertThat(warnings.get(0)).startsWith("destination 'd' failing: connection refused");
     assertThat(warnings.subList(1, warnings.size()))
         .hasSizeBetween(4, 5)
-        .allSatisfy(line -> assertThat(line).startsWith("transport still failing: ").contains("connection refused"));
-    assertThat(messages(Level.INFO)).singleElement().asString().startsWith("transport recovered after ");
+        .allSatisfy(line -> assertThat(line).startsWith("destination 'd' still failing: ").contains("connection refused"));
+    assertThat(messages(Level.INFO)).singleElement().asString().startsWith("destination 'd' recovered after ");
   }
 
   @Test

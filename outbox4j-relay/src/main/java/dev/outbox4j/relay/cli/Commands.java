@@ -1,16 +1,18 @@
 package dev.outbox4j.relay.cli;
 
-import dev.outbox4j.OutboxException;
 import dev.outbox4j.relay.config.ConfigException;
-import dev.outbox4j.relay.config.RelayAssembly;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * The command tree and how failures become exit codes and messages: a configuration error prints its message (key,
  * problem, origin) and exits {@value ExitCodes#CONFIG}; a run-time failure prints the cause and exits
- * {@value ExitCodes#FAILED}; a usage error exits {@value ExitCodes#USAGE}. Stack traces are not printed: the
- * messages are meant for operators, and a stack trace may carry a URL or a value.
+ * {@value ExitCodes#FAILED}; a usage error prints one line naming the option and exits {@value ExitCodes#USAGE}.
+ * Run-time failures print one line ({@link ErrorReport}); stack traces only with {@code --verbose}: the messages are
+ * meant for operators, and a stack trace may carry a SQL statement or a value.
  *
  * <p>Stateless and thread-safe; every call builds a fresh command tree.
  */
@@ -28,6 +30,10 @@ import picocli.CommandLine.Command;
     footer = {"", "Every command takes --help. Configuration reference: docs/relay-app.md."})
 public final class Commands implements Runnable {
   private final CommandLine.Model.CommandSpec[] spec = new CommandLine.Model.CommandSpec[1];
+
+  @Option(names = "--verbose", scope = ScopeType.INHERIT,
+      description = "on failure, print the whole error: every cause with its stack trace (may show SQL statements)")
+  boolean verbose;
 
   private Commands() {}
 
@@ -54,18 +60,17 @@ public final class Commands implements Runnable {
     line.addSubcommand(new AuditCommand(context));
     line.setOut(context.out());
     line.setErr(context.err());
+    line.setCaseInsensitiveEnumValuesAllowed(true);
     line.setExitCodeExceptionMapper(error -> error instanceof CommandLine.ParameterException ? ExitCodes.USAGE
         : error instanceof ConfigException ? ExitCodes.CONFIG : ExitCodes.FAILED);
+    line.setParameterExceptionHandler((error, arguments) -> usageError(context, error));
     line.setExecutionExceptionHandler((error, command, parsed) -> {
+      context.out().flush();
       if (error instanceof ConfigException) {
         context.err().println("configuration error: " + error.getMessage());
         context.err().println("nothing was changed");
-      } else if (error instanceof OutboxException) {
-        String cause = RelayAssembly.rootMessage(error);
-        context.err().println("error: " + error.getMessage()
-            + (error.getMessage() != null && error.getMessage().contains(cause) ? "" : " (" + cause + ")"));
       } else {
-        context.err().println("error: " + RelayAssembly.rootMessage(error));
+        ErrorReport.print(context.err(), error, root.verbose);
       }
       context.err().flush();
       return error instanceof ConfigException ? ExitCodes.CONFIG : ExitCodes.FAILED;
@@ -74,6 +79,28 @@ public final class Commands implements Runnable {
     context.out().flush();
     context.err().flush();
     return code;
+  }
+
+  /**
+   * A wrong command line: the problem in one line (picocli's message names the option, and for an enum lists the values
+   * it takes), with suggestions for a mistyped option, and where the options are listed. The whole usage only when no
+   * command was given.
+   */
+  private static int usageError(CliContext context, CommandLine.ParameterException error) {
+    CommandLine command = error.getCommandLine();
+    PrintWriter err = context.err();
+    context.out().flush();
+    err.println("error: " + error.getMessage());
+    if (error instanceof CommandLine.UnmatchedArgumentException unmatched) {
+      CommandLine.UnmatchedArgumentException.printSuggestions(unmatched, err);
+    }
+    if (command.getParent() == null) {
+      command.usage(err);
+    } else {
+      err.println("see '" + command.getCommandSpec().qualifiedName() + " --help' for its options");
+    }
+    err.flush();
+    return ExitCodes.USAGE;
   }
 
   /** Without a command: a usage error, with the usage. */

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.relay.config.ConfigException;
 import dev.outbox4j.relay.config.ConfigReader;
 import dev.outbox4j.relay.config.ConfigValue;
 import dev.outbox4j.relay.config.RelayConfig;
@@ -51,6 +52,16 @@ public final class DatabaseOptions {
     if (schema != null) {
       options.add(new ConfigValue("database.schema", schema, "option --schema"));
     }
-    return ConfigReader.read(config, options, context.environment());
+    try {
+      return ConfigReader.read(config, options, context.environment());
+    } catch (ConfigException e) {
+      if (!e.key().equals("database.url")) {
+        throw e;
+      }
+      throw new ConfigException("database.url", config == null
+          ? "is required: give --url JDBC_URL, or --config FILE with database.url in it, or set OUTBOX4J_DATABASE_URL"
+          : "is required: set it in the file, give --url JDBC_URL, or set OUTBOX4J_DATABASE_URL", config == null
+          ? "command line" : config.toString());
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.spi.OperatorAction;
@@ -16,7 +17,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code requeue} and {@code discard}: the operator's two ways out of quarantine, for the entries named by id or for
- * every entry a selection matches (after an outage or a fixed bug), in batches of {@value #BATCH}.
+ * every entry a selection matches (after an outage or a fixed bug), in batches of {@value #BATCH}. A selection is
+ * counted first and the count printed ({@link BulkAction}); {@code --dry-run} stops there; a discard of more than one
+ * entry needs {@code --yes} or a "y" at a terminal.
  */
 abstract class EntryActionCommand implements Callable<Integer> {
   /** Entries changed per unit of work of a bulk action, so a large one never holds long locks. */
@@ -45,10 +48,10 @@ abstract class EntryActionCommand implements Callable<Integer> {
       + " of --destination and/or --key instead of quarantined ones; prints the count first")
   boolean waiting;
 
-  @Option(names = "--dry-run", description = "with --waiting: print how many entries match and change nothing")
+  @Option(names = "--dry-run", description = "print how many entries match and change nothing")
   boolean dryRun;
 
-  @Option(names = "--yes", description = "with --waiting: change more than one entry without asking")
+  @Option(names = "--yes", description = "discard more than one entry without asking")
   boolean yes;
 
   @Option(names = "--kind", paramLabel = "KIND",
@@ -65,6 +68,12 @@ abstract class EntryActionCommand implements Callable<Integer> {
   abstract int applyAll(JdbcOutboxStore store, QuarantineSelector selector, int limit);
 
   abstract String done();
+
+  /** @return what the action does, for messages: {@code requeue}, {@code discard} */
+  abstract String verb();
+
+  /** @return whether acting on more than one entry needs a confirmation ({@code --yes}, or a "y" at a terminal) */
+  abstract boolean destructive();
 
   /** @return the action's word in the audit log */
   abstract String action();
@@ -86,11 +95,6 @@ abstract class EntryActionCommand implements Callable<Integer> {
       }
       return callForWaiting();
     }
-    if (dryRun || yes) {
-      context.err().println("--dry-run and --yes go with --waiting");
-      context.err().flush();
-      return ExitCodes.USAGE;
-    }
     boolean selecting = all || key != null || destination != null || reason != null || kind != null;
     if (selecting == !ids.isEmpty()) {
       context.err().println(selecting
@@ -111,19 +115,23 @@ abstract class EntryActionCommand implements Callable<Integer> {
       context.err().flush();
       return ExitCodes.USAGE;
     }
-    long total = 0;
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
-      for (int batch = BATCH; batch == BATCH; total += batch) {
-        batch = applyAll(access.store(), selector, BATCH);
+      JdbcOutboxStore store = access.store();
+      long count = store.countQuarantined(selector);
+      long[] changed = {0};
+      int code = BulkAction.run(context, count, count + " " + BulkAction.entries(count)
+          + " waiting for an operator (quarantined or parked)" + describe(selector), verb(), done(), dryRun,
+          destructive(), yes, (limit, now) -> {
+            int batch = applyAll(store, selector, limit);
+            changed[0] += batch;
+            return batch;
+          });
+      if (changed[0] > 0) {
+        AuditLog.record(context, store, action(), "entries waiting for an operator: " + selector.describe(),
+            changed[0], "counted " + count + " first");
       }
-      context.out().println(done() + " " + total + (total == 1 ? " entry" : " entries"));
-      context.out().flush();
-      if (total > 0) {
-        AuditLog.record(context, access.store(), action(), "entries waiting for an operator: " + selector.describe(),
-            total, "");
-      }
+      return code;
     }
-    return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
   }
 
   private Integer callForIds() {
@@ -140,6 +148,25 @@ abstract class EntryActionCommand implements Callable<Integer> {
     int missing = 0;
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
       List<UUID> changed = new ArrayList<>();
+      if (dryRun) {
+        for (UUID id : parsed) {
+          boolean waits = access.store().find(id).map(entry -> entry.status().awaitsOperator()).orElse(false);
+          if (waits) {
+            context.out().println("would " + verb() + " " + id);
+          } else {
+            missing++;
+            context.err().println("no quarantined entry " + id);
+          }
+        }
+        context.out().println("dry run: nothing was changed");
+        context.out().flush();
+        context.err().flush();
+        return missing == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
+      }
+      Integer refused = destructive() ? BulkAction.confirm(context, verb(), parsed.size(), yes) : null;
+      if (refused != null) {
+        return refused;
+      }
       for (UUID id : parsed) {
         if (apply(access.store(), id)) {
           changed.add(id);
@@ -159,12 +186,31 @@ abstract class EntryActionCommand implements Callable<Integer> {
     return missing == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
   }
 
+  /** @return the selection in words, after the count: {@code  of key 'k' for destination 'd' ...}; empty for all */
+  private static String describe(QuarantineSelector selector) {
+    StringBuilder text = new StringBuilder();
+    if (selector.orderingKey() != null) {
+      text.append(" of key '").append(selector.orderingKey()).append('\'');
+    }
+    if (selector.destination() != null) {
+      text.append(" for destination '").append(selector.destination()).append('\'');
+    }
+    if (selector.kind() != null) {
+      text.append(" of kind ").append(selector.kind());
+    }
+    if (selector.reasonContains() != null) {
+      text.append(" whose reason contains '").append(selector.reasonContains()).append('\'');
+    }
+    return text.toString();
+  }
+
   CliContext context() {
     return context;
   }
 
   @Command(name = "requeue", mixinStandardHelpOptions = true,
-      description = "Put quarantined entries back in line: pending, attempts reset, available now.")
+      description = {"Put quarantined entries back in line: pending, attempts reset, available now.",
+          "A selection (--all, --key, --destination, --reason, --kind) prints its count first; --dry-run stops there."})
   static final class Requeue extends EntryActionCommand {
     Requeue(CliContext context) {
       super(context);
@@ -186,6 +232,16 @@ abstract class EntryActionCommand implements Callable<Integer> {
     }
 
     @Override
+    String verb() {
+      return "requeue";
+    }
+
+    @Override
+    boolean destructive() {
+      return false;
+    }
+
+    @Override
     String action() {
       return OperatorAction.REQUEUE;
     }
@@ -193,6 +249,8 @@ abstract class EntryActionCommand implements Callable<Integer> {
 
   @Command(name = "discard", mixinStandardHelpOptions = true,
       description = {"Delete quarantined entries for good, unblocking their ordering keys.",
+          "A selection (--all, --key, --destination, --reason, --kind) prints its count first; --dry-run stops there;"
+              + " more than one entry needs --yes (or a 'y' at a terminal).",
           "With --waiting: delete the waiting entries of a destination and/or key for good (never one in flight);"
               + " prints the count first; more than one entry needs --yes (or a 'y' at a terminal)."})
   static final class Discard extends EntryActionCommand {
@@ -226,6 +284,16 @@ abstract class EntryActionCommand implements Callable<Integer> {
     @Override
     String done() {
       return "discarded";
+    }
+
+    @Override
+    String verb() {
+      return "discard";
+    }
+
+    @Override
+    boolean destructive() {
+      return true;
     }
 
     @Override

@@ -20,7 +20,7 @@ final class MigrateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     RelayConfig config = database.read(context);
-    try (OutboxAccess access = new OutboxAccess(config)) {
+    try (OutboxAccess access = new OutboxAccess(config, true)) {
       int applied = access.store().migrate();
       context.out().println(applied == 0
           ? "the outbox tables in " + config.database().displayUrl() + " are up to date"

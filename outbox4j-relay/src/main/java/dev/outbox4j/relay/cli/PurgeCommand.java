@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.DurationFormat;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,10 +42,10 @@ final class PurgeCommand implements Callable<Integer> {
           total += deleted;
         } while (deleted == batch);
         context.out().println("purged " + total + " delivered entr" + (total == 1 ? "y" : "ies") + " older than "
-            + access.store().retention().keepPeriod().orElseThrow());
+            + DurationFormat.format(access.store().retention().keepPeriod().orElseThrow()));
         if (total > 0) {
-          AuditLog.record(context, access.store(), dev.outbox4j.spi.OperatorAction.PURGE,
-              "delivered entries older than " + access.store().retention().keepPeriod().orElseThrow(), total, "");
+          AuditLog.record(context, access.store(), dev.outbox4j.spi.OperatorAction.PURGE, "delivered entries older"
+              + " than " + DurationFormat.format(access.store().retention().keepPeriod().orElseThrow()), total, "");
         }
       }
       context.out().flush();

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(name = "quarantined", mixinStandardHelpOptions = true,
     description = "List quarantined entries in sequence order: id, sequence, key, destination, attempts, kind, reason "
         + "and last error (never payloads); under an UNREADABLE entry, the raw text of the columns that can make a row "
-        + "unreadable.")
+        + "unreadable. Ends with how many are shown of how many wait for an operator (quarantined or parked).")
 final class QuarantinedCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -52,7 +52,9 @@ final class QuarantinedCommand implements Callable<Integer> {
               String.join(", ", RAW_SHOWN.stream().map(column -> column + "=" + quoted(raw.get(column))).toList())));
         }
       }
-      context.out().printf("%d quarantined entr%s shown%s%n", entries.size(), entries.size() == 1 ? "y" : "ies",
+      long total = access.store().stats(context.clock().instant()).quarantined();
+      context.out().printf("showing %d of %d quarantined entr%s%s%s%n", entries.size(), total,
+          total == 1 ? "y" : "ies", after == null ? "" : " (after sequence " + after + ")",
           entries.size() == limit ? "; next page: --after " + entries.get(entries.size() - 1).sequence() : "");
       context.out().flush();
       return ExitCodes.OK;

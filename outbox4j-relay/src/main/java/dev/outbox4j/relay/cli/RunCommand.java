@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.DurationFormat;
 import dev.outbox4j.relay.config.ConfigReader;
 import dev.outbox4j.relay.config.RelayConfig;
 import dev.outbox4j.relay.runtime.RelayRuntime;
@@ -33,10 +34,13 @@ final class RunCommand implements Callable<Integer> {
       throw new dev.outbox4j.relay.config.ConfigException("destinations",
           "is required: map each destination (or '*') to a transport", relayConfig.source());
     }
+    if (!relayConfig.database().migrate()) {
+      OutboxAccess.refuseMissingH2File(relayConfig.database());
+    }
     RelayRuntime runtime = RelayRuntime.start(relayConfig);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      context.out().println("stopping (grace " + relayConfig.relay().shutdownGrace().toMillis() + " ms)");
+      context.out().println("stopping (grace " + DurationFormat.format(relayConfig.relay().shutdownGrace()) + ")");
       context.out().flush();
       runtime.close();
       context.out().println("stopped");

@@ -1,18 +1,14 @@
 package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.spi.WaitingSelector;
-import java.io.Console;
 import java.time.Instant;
 import java.util.function.BiFunction;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The flow every bulk action on waiting entries shares ({@code park}, {@code discard --waiting}): count first and
- * print the count; with {@code --dry-run} stop there; change more than one entry only with {@code --yes}, or after a
- * "y" typed at a terminal; then change them in batches of {@value EntryActionCommand#BATCH}, each its own short unit of
- * work, and print how many changed (fewer than counted when relays claimed some meanwhile).
+ * Actions on waiting entries ({@code park}, {@code discard --waiting}): count the entries a {@link WaitingSelector}
+ * matches, then the {@link BulkAction} flow (print the count, {@code --dry-run}, {@code --yes} for more than one).
  *
- * <p>Not thread-safe; one per command.
+ * <p>Stateless and thread-safe.
  */
 final class WaitingAction {
   private WaitingAction() {}
@@ -30,45 +26,20 @@ final class WaitingAction {
    * @return the exit code
    */
   static int run(CliContext context, OutboxAccess access, WaitingSelector selector, String action, String verb,
-      String done,
-      boolean dryRun, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
+      String done, boolean dryRun, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
     int count = access.store().countWaiting(selector, context.clock().instant());
-    context.out().println(count + " waiting " + entries(count) + " " + describe(selector)
-        + " (pending or failed, not in flight)");
-    context.out().flush();
-    if (dryRun) {
-      context.out().println("dry run: nothing was changed");
-      context.out().flush();
-      return ExitCodes.OK;
-    }
-    if (count == 0) {
-      return ExitCodes.NOT_FOUND;
-    }
-    if (count > 1 && !yes) {
-      Boolean answer = ask(verb + " " + count + " " + entries(count) + "?");
-      if (answer == null) {
-        context.err().println("add --yes to " + verb + " " + count + " entries (or --dry-run to count only);"
-            + " nothing was changed");
-        context.err().flush();
-        return ExitCodes.USAGE;
-      }
-      if (!answer) {
-        context.out().println("nothing was changed");
-        context.out().flush();
-        return ExitCodes.OK;
-      }
-    }
-    long total = 0;
-    for (int changed = EntryActionCommand.BATCH; changed == EntryActionCommand.BATCH; total += changed) {
-      changed = batch.apply(EntryActionCommand.BATCH, context.clock().instant());
-    }
-    context.out().println(done + " " + total + " " + entries(total));
-    context.out().flush();
-    if (total > 0) {
-      AuditLog.record(context, access.store(), action, "waiting entries " + describe(selector), total,
+    long[] changed = {0};
+    int code = BulkAction.run(context, count, count + " waiting " + BulkAction.entries(count) + " "
+        + describe(selector) + " (pending or failed, not in flight)", verb, done, dryRun, true, yes, (limit, now) -> {
+          int one = batch.apply(limit, now);
+          changed[0] += one;
+          return one;
+        });
+    if (changed[0] > 0) {
+      AuditLog.record(context, access.store(), action, "waiting entries " + describe(selector), changed[0],
           "counted " + count + " first");
     }
-    return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
+    return code;
   }
 
   /** @return the selector in words */
@@ -76,19 +47,5 @@ final class WaitingAction {
     String destination = selector.destination() == null ? "" : "for destination '" + selector.destination() + "'";
     String key = selector.orderingKey() == null ? "" : "of key '" + selector.orderingKey() + "'";
     return destination.isEmpty() ? key : key.isEmpty() ? destination : key + " " + destination;
-  }
-
-  private static String entries(long count) {
-    return count == 1 ? "entry" : "entries";
-  }
-
-  /** @return the operator's answer at the terminal, or {@code null} when there is no terminal to ask at */
-  private static @Nullable Boolean ask(String question) {
-    Console console = System.console();
-    if (console == null) {
-      return null;
-    }
-    String line = console.readLine("%s [y/N] ", question);
-    return line != null && (line.trim().equalsIgnoreCase("y") || line.trim().equalsIgnoreCase("yes"));
   }
 }

@@ -23,7 +23,7 @@ import java.util.random.RandomGenerator;
 /**
  * The one-command demo: an embedded H2 database in a folder, {@link DemoProducer} writing order events in real
  * transactions, a relay delivering them over the signed HTTP transport to {@link DemoSink} on the dashboard's own
- * server, and one destination ({@code legacy-erp}) that refuses everything, so quarantine is there to look at.
+ * server, and one destination ({@code legacy-erp}) that refuses its larger invoices, so quarantine is there to look at.
  *
  * <p>The relay settings are the library's defaults except where a demo wants to show more in less time: a short idle
  * poll ceiling, and a linear retry of three attempts, so an entry of the refusing destination reaches quarantine in
@@ -147,10 +147,39 @@ public final class Demo implements AutoCloseable {
         "  metrics       " + base + "/metrics",
         "  health        " + base + "/health/ready",
         "  database      " + databaseUrl,
-        "  from another terminal:  java -jar outbox4j-relay.jar status --url '" + databaseUrl + "'",
+        "  from another terminal:  " + hint(),
         "Orders are written 'orders' events (keyed per order, some transactions rolled back) and delivered as signed",
-        "webhooks to " + base + "/demo/sink/orders; 'legacy-erp' refuses everything, so its entries end up",
+        "webhooks to " + base + "/demo/sink/orders; 'legacy-erp' refuses invoices of 50.00 and more, so those end up",
         "quarantined on the dashboard. Stop with Ctrl-C; a second run continues with the same database.");
+  }
+
+  /**
+   * @return a command that shows this demo's outbox from another terminal, as it runs from the directory the demo was
+   *     started in: {@code java -jar <this jar, relative to that directory> status --url '<the demo's URL>'}
+   */
+  public String hint() {
+    return "java -jar " + jarPath() + " status --url '" + databaseUrl + "'";
+  }
+
+  /**
+   * @return the running jar relative to the working directory (absolute when outside it); when not run from a jar (a
+   *     test, an IDE), where the build puts it, relative to the repository root as the docs' commands are
+   */
+  private static String jarPath() {
+    try {
+      java.security.CodeSource source = Demo.class.getProtectionDomain().getCodeSource();
+      if (source != null) {
+        Path jar = Path.of(source.getLocation().toURI()).toAbsolutePath().normalize();
+        if (Files.isRegularFile(jar) && jar.getFileName().toString().endsWith(".jar")) {
+          Path here = Path.of("").toAbsolutePath().normalize();
+          String shown = (jar.startsWith(here) ? here.relativize(jar) : jar).toString();
+          return shown.matches("[A-Za-z0-9_./:\\\\-]+") ? shown : "'" + shown.replace("'", "'\\''") + "'";
+        }
+      }
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      // fall back to the build's path
+    }
+    return "outbox4j-relay/target/outbox4j-relay.jar";
   }
 
   /** Stops the producer, then the relay (its shutdown grace), the dashboard and the database. */

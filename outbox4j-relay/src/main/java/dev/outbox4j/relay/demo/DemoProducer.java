@@ -22,7 +22,7 @@ import javax.sql.DataSource;
  * The demo's application: it keeps orders in a table of its own and, in the same transaction as each change, writes
  * the order's event to the outbox, keyed by the order, so each order's events are delivered in commit order. One
  * transaction in eight is rolled back (a declined payment): its order change and its event vanish together. One
- * committed change in twenty also sends an invoice to the {@code legacy-erp} destination, which refuses everything.
+ * committed change in twenty also sends an invoice to the {@code legacy-erp} destination, which refuses the larger ones.
  *
  * <p>Thread-safe; runs on its own scheduler thread.
  */

@@ -17,13 +17,17 @@ import java.util.regex.Pattern;
 /**
  * The demo's webhook receivers, served next to the dashboard. {@link #orders()} accepts a webhook only when its
  * HMAC signature verifies ({@link WebhookSignature}), counts duplicates by message id (delivery is at-least-once) and
- * checks that each order's events arrive in order. {@link #refusing()} answers 503 to everything, so the entries sent
- * there run out of attempts and show up in quarantine.
+ * checks that each order's events arrive in order. {@link #refusing()} is the legacy ERP: it takes invoices under
+ * {@value #ERP_LIMIT} and answers 503 to larger ones. That is a failure of single messages, not an outage (the ERP
+ * confirms the others), so those entries run out of attempts and show up in quarantine while the rest flow.
  *
  * <p>Thread-safe.
  */
 public final class DemoSink {
   private static final Pattern STEP = Pattern.compile("\"step\":(\\d+)");
+  private static final Pattern TOTAL = Pattern.compile("\"total\":(\\d+)");
+  /** The largest invoice total the legacy ERP takes (exclusive). */
+  static final int ERP_LIMIT = 50;
 
   private final WebhookSignature signature;
   private final Clock clock;
@@ -76,11 +80,16 @@ public final class DemoSink {
     };
   }
 
-  /** @return the handler of the destination that always refuses */
+  /** @return the handler of the legacy ERP: invoices under {@value #ERP_LIMIT} are taken, larger ones refused */
   public HttpHandler refusing() {
     return exchange -> {
       try (exchange) {
-        exchange.getRequestBody().readAllBytes();
+        String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        Matcher total = TOTAL.matcher(body);
+        if (total.find() && Integer.parseInt(total.group(1)) < ERP_LIMIT) {
+          answer(exchange, 204);
+          return;
+        }
         refused.incrementAndGet();
         exchange.getResponseHeaders().set("Retry-After", "2");
         answer(exchange, 503);

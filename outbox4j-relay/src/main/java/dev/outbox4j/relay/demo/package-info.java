@@ -1,5 +1,5 @@
 /**
- * The one-command demo: embedded H2, a producer writing order events in real transactions, a webhook sink that verifies signatures, and a destination that refuses everything.
+ * The one-command demo: embedded H2, a producer writing order events in real transactions, a webhook sink that verifies signatures, and a destination that refuses some messages.
  */
 @NullMarked
 package dev.outbox4j.relay.demo;

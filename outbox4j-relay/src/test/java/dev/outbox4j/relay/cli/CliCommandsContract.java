@@ -156,7 +156,7 @@ abstract class CliCommandsContract {
     CliRun run = cli("quarantined", config(""));
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.out()).contains(entry.id().toString(), "invoice-7", "legacy-erp", "refused by the test",
-        "1 quarantined entry shown");
+        "showing 1 of 1 quarantined entry");
   }
 
   @Test
@@ -203,16 +203,17 @@ abstract class CliCommandsContract {
     assertThat(neither.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(store.find(second.id())).isPresent();
 
-    CliRun byKind = cli("discard", config(""), "--kind", "PERMANENT_FAILURE", "--destination", "legacy-erp");
+    CliRun byKind = cli("discard", config(""), "--kind", "PERMANENT_FAILURE", "--destination", "legacy-erp", "--yes");
     assertThat(byKind.code()).as(byKind.err()).isZero();
-    assertThat(byKind.out()).contains("discarded 2 entries");
+    assertThat(byKind.out()).contains("2 entries waiting for an operator (quarantined or parked) for destination"
+        + " 'legacy-erp' of kind PERMANENT_FAILURE", "discarded 2 entries");
     assertThat(store.find(second.id())).isEmpty();
     assertThat(store.find(third.id())).isEmpty();
     assertThat(store.find(first.id())).isPresent();
 
     CliRun none = cli("requeue", config(""), "--all");
     assertThat(none.code()).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(none.out()).contains("requeued 0 entries");
+    assertThat(none.out()).contains("0 entries waiting for an operator");
   }
 
   @Test
@@ -282,7 +283,10 @@ abstract class CliCommandsContract {
         .isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(cli("park", config).code()).isEqualTo(ExitCodes.USAGE);
     assertThat(cli("discard", config, "--waiting", "--all").code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(cli("discard", config, "--all", "--dry-run").code()).isEqualTo(ExitCodes.USAGE);
+    CliRun dryDiscard = cli("discard", config, "--all", "--dry-run");
+    assertThat(dryDiscard.code()).as(dryDiscard.err()).isZero();
+    assertThat(dryDiscard.out()).contains("1 entry waiting for an operator", "nothing was changed");
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
   }
 
   @Test
@@ -394,5 +398,102 @@ abstract class CliCommandsContract {
     assertThat(run.code()).isEqualTo(ExitCodes.FAILED);
     assertThat(run.err()).startsWith("error: cannot connect to the database");
     assertThat(run.err() + run.out()).doesNotContain("hunter2secret");
+  }
+
+  @Test
+  final void quarantined_shows_how_many_of_the_total_it_lists_and_where_the_next_page_starts() throws Exception {
+    store.migrate();
+    OutboxEntry first = quarantinedEntry("page-1");
+    OutboxEntry second = quarantinedEntry("page-2");
+    quarantinedEntry("page-3");
+    CliRun page = cli("quarantined", config(""), "--limit", "2");
+    assertThat(page.code()).as(page.err()).isZero();
+    assertThat(page.out()).contains(first.id().toString(), second.id().toString(),
+        "showing 2 of 3 quarantined entries; next page: --after " + second.sequence());
+    CliRun next = cli("quarantined", config(""), "--limit", "2", "--after", Long.toString(second.sequence()));
+    assertThat(next.out()).contains("showing 1 of 3 quarantined entries (after sequence " + second.sequence() + ")")
+        .doesNotContain(first.id().toString());
+  }
+
+  @Test
+  final void discarding_more_than_one_entry_needs_yes_and_a_dry_run_counts_without_changing_anything()
+      throws Exception {
+    store.migrate();
+    Path config = config("");
+    OutboxEntry first = quarantinedEntry("bulk-1");
+    OutboxEntry second = quarantinedEntry("bulk-2");
+
+    CliRun unconfirmed = cli("discard", config, "--all");
+    assertThat(unconfirmed.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(unconfirmed.out()).contains("2 entries waiting for an operator (quarantined or parked)");
+    assertThat(unconfirmed.err()).contains("add --yes to discard 2 entries", "nothing was changed");
+    CliRun twoIds = cli("discard", config, first.id().toString(), second.id().toString());
+    assertThat(twoIds.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(twoIds.err()).contains("add --yes");
+    CliRun dryRun = cli("discard", config, "--reason", "refused by", "--dry-run");
+    assertThat(dryRun.code()).as(dryRun.err()).isZero();
+    assertThat(dryRun.out()).contains("2 entries waiting for an operator (quarantined or parked) whose reason contains"
+        + " 'refused by'", "dry run: nothing was changed");
+    CliRun dryRequeue = cli("requeue", config, "--key", "bulk-1", "--dry-run");
+    assertThat(dryRequeue.out()).contains("1 entry waiting for an operator (quarantined or parked) of key 'bulk-1'",
+        "dry run: nothing was changed");
+    CliRun dryIds = cli("discard", config, first.id().toString(), UUID.randomUUID().toString(), "--dry-run");
+    assertThat(dryIds.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(dryIds.out()).contains("would discard " + first.id(), "dry run: nothing was changed");
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.find(second.id()).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+
+    CliRun requeue = cli("requeue", config, "--all"); // not destructive: no confirmation
+    assertThat(requeue.code()).as(requeue.err()).isZero();
+    assertThat(requeue.out()).contains("requeued 2 entries");
+    OutboxEntry third = quarantinedEntry("bulk-3");
+    OutboxEntry fourth = quarantinedEntry("bulk-4");
+    CliRun confirmed = cli("discard", config, "--destination", "legacy-erp", "--yes");
+    assertThat(confirmed.code()).as(confirmed.err()).isZero();
+    assertThat(confirmed.out()).contains("discarded 2 entries");
+    assertThat(store.find(third.id())).isEmpty();
+    assertThat(store.find(fourth.id())).isEmpty();
+    assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+  }
+
+  @Test
+  final void without_url_or_configuration_the_error_names_the_options_that_fix_it() {
+    CliRun run = CliRun.of("status");
+    assertThat(run.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(run.err()).contains("'database.url' is required", "--url", "--config", "OUTBOX4J_DATABASE_URL");
+    CliRun run2 = CliRun.of("quarantined", "--table-prefix", "x_");
+    assertThat(run2.err()).contains("--url", "--config");
+  }
+
+  @Test
+  final void a_wrong_enum_value_lists_the_allowed_values_in_one_line_and_any_case_is_accepted() throws Exception {
+    store.migrate();
+    quarantinedEntry("enum-1");
+    CliRun wrong = cli("discard", config(""), "--kind", "retries", "--dry-run");
+    assertThat(wrong.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(wrong.err()).contains("--kind", "RETRIES_EXHAUSTED", "PERMANENT_FAILURE", "UNREADABLE", "'retries'")
+        .doesNotContain("Usage:");
+    assertThat(wrong.err().lines().filter(line -> line.contains("RETRIES_EXHAUSTED"))).hasSize(1);
+    assertThat(wrong.err().lines().count()).isLessThanOrEqualTo(2);
+    CliRun lowerCase = cli("discard", config(""), "--kind", "permanent_failure", "--dry-run");
+    assertThat(lowerCase.code()).as(lowerCase.err()).isZero();
+    assertThat(lowerCase.out()).contains("1 entry waiting for an operator (quarantined or parked) of kind"
+        + " PERMANENT_FAILURE");
+    CliRun unknownOption = cli("status", config(""), "--colour");
+    assertThat(unknownOption.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(unknownOption.err()).contains("'--colour'", "status --help").doesNotContain("Usage:");
+  }
+
+  @Test
+  final void a_database_error_prints_one_line_that_says_what_fixes_it_and_verbose_prints_the_whole_error() {
+    String missingTables = "nothere" + prefix;
+    CliRun run = CliRun.of("status", "--url", url(), "--table-prefix", missingTables);
+    assertThat(run.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(run.err().lines()).as(run.err()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("error: ").contains("run 'migrate'", "--table-prefix").doesNotContainIgnoringCase("SELECT"));
+    CliRun verbose = CliRun.of("status", "--url", url(), "--table-prefix", missingTables, "--verbose");
+    assertThat(verbose.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(verbose.err().lines().count()).isGreaterThan(3);
+    assertThat(verbose.err()).contains("run 'migrate'", "at dev.outbox4j.jdbc.JdbcOutboxStore");
   }
 }

@@ -38,7 +38,12 @@ class DemoTest {
       assertThat(demo.sink().badSignatures()).isZero();
       assertThat(demo.sink().outOfOrder()).isZero();
       assertThat(demo.describe()).contains(demo.runtime().baseUrl() + "/#token=" + demo.runtime().adminToken()
-          .value(), "/metrics", "status --url");
+          .value(), "/metrics", demo.hint());
+      // not run from the jar: the hint names the jar where the build puts it, relative to the repository root
+      assertThat(demo.hint()).isEqualTo("java -jar outbox4j-relay/target/outbox4j-relay.jar status --url '" + url + "'");
+      assertThat(Path.of("").toAbsolutePath().getParent().resolve("outbox4j-relay/pom.xml")).exists();
+      // the command it prints works while the demo runs
+      assertThat(CliRunner.run("status", "--url", url)).isZero();
       lastOrder = orders(url);
       assertThat(lastOrder).isPositive();
     }

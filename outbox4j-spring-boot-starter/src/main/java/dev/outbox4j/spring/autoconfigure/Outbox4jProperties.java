@@ -419,7 +419,7 @@ public class Outbox4jProperties {
     /** Failed attempts (of the message itself; an outage charges none) after which an entry is quarantined. */
     private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
 
-    /** How long an entry may keep failing for reasons of its own, from when it became deliverable. */
+    /** How long an entry may keep failing for reasons of its own, from its first failed attempt. */
     private Duration giveUpAfter = RetryPolicy.DEFAULT_GIVE_UP_AFTER;
 
     /** Retry schedule shapes. */

@@ -14,7 +14,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Orders in one process: {@link OrderService} saves an order and publishes {@link OrderPlaced} in one transaction; the
  * outbox4j starter writes the event to the outbox in that transaction and its relay delivers it to RabbitMQ;
- * {@link BillingConsumer} receives it and bills the order exactly once through the inbox.
+ * {@link BillingConsumer} receives it and bills the order exactly once through the inbox. {@link OrdersController} is
+ * the web API; Actuator shows the outbox's health, its quarantined entries (requeue, discard) and its meters
+ * (Prometheus).
  */
 @SpringBootApplication
 public class OrdersApplication {
@@ -36,15 +38,31 @@ public class OrdersApplication {
   }
 
   /**
-   * @param exchange the exchange
-   * @param queue the billing queue
-   * @return the exchange, the billing queue and their binding, declared by Spring AMQP
+   * @param exchange the exchange the events go to
+   * @return the route of {@link LoyaltyPointsAwarded} events: {@code <exchange>/loyalty}, ordered per order id
    */
   @Bean
-  Declarables ordersTopology(@Value("${orders.exchange}") String exchange, @Value("${orders.queue}") String queue) {
+  OutboxEventRoute<LoyaltyPointsAwarded> loyaltyRoute(@Value("${orders.exchange}") String exchange) {
+    return OutboxEventRoute.of(LoyaltyPointsAwarded.class, exchange + "/loyalty", LoyaltyPointsAwarded::orderId);
+  }
+
+  /**
+   * @param exchange the exchange
+   * @param queue the billing queue
+   * @param loyaltyQueue the loyalty queue, bound to routing key {@code loyalty}; empty (the default) for none, so
+   *     loyalty events are unroutable and end up quarantined
+   * @return the exchange, the billing queue and their binding (and the loyalty queue's), declared by Spring AMQP
+   */
+  @Bean
+  Declarables ordersTopology(@Value("${orders.exchange}") String exchange, @Value("${orders.queue}") String queue,
+      @Value("${orders.loyalty-queue:}") String loyaltyQueue) {
     DirectExchange orders = new DirectExchange(exchange, true, false);
     Queue billing = new Queue(queue, true);
     Binding placed = BindingBuilder.bind(billing).to(orders).with("placed");
-    return new Declarables(orders, billing, placed);
+    if (loyaltyQueue.isBlank()) {
+      return new Declarables(orders, billing, placed);
+    }
+    Queue loyalty = new Queue(loyaltyQueue, true);
+    return new Declarables(orders, billing, placed, loyalty, BindingBuilder.bind(loyalty).to(orders).with("loyalty"));
   }
 }
