@@ -95,12 +95,38 @@ class OutboxEndpointHttpTest {
     HttpResponse<String> requeue = send("POST", "/not-a-uuid", "{}");
     assertThat(requeue.statusCode()).as(requeue.body()).isEqualTo(400);
     assertThat(send("DELETE", "/not-a-uuid", null).statusCode()).isEqualTo(400);
-    assertThat(send("POST", "/" + UUID.randomUUID(), "{\"dryRun\":true}").body()).contains("\"count\":0");
+    assertThat(send("DELETE", "/" + UUID.randomUUID() + "?dryRun=true", null).body()).contains("\"count\":0");
     assertThat(send("POST", "/destinations/erp", "{\"action\":\"explode\"}").statusCode()).isEqualTo(400);
     assertThat(send("POST", "/destinations/erp", "{}").statusCode()).as("no action").isEqualTo(400);
     assertThat(send("GET", "/nothing", null).statusCode()).isEqualTo(400);
     assertThat(send("DELETE", "", null).statusCode()).as("nothing selected").isEqualTo(400);
     assertThat(store.operatorActions(1000)).hasSize(recorded);
+  }
+
+  @Test
+  void one_entry_is_requeued_by_a_post_without_a_body_and_discarded_by_a_delete_after_a_dry_run() throws Exception {
+    poison(1);
+    UUID id = store.quarantined(dev.outbox4j.spi.QuarantineQuery.first(1)).get(0).id();
+    HttpResponse<String> requeued = CLIENT.send(HttpRequest.newBuilder(URI.create(url("/" + id)))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(requeued.statusCode()).as(requeued.body()).isEqualTo(200);
+    assertThat(requeued.body()).contains("\"applied\":true");
+    await().atMost(Duration.ofSeconds(20)) // refused again by the consumer: quarantined again
+        .until(() -> store.find(id).orElseThrow().status() == EntryStatus.QUARANTINED);
+    assertThat(send("DELETE", "/" + id + "?dryRun=true", null).body()).contains("\"dryRun\":true", "\"count\":1");
+    assertThat(store.find(id)).isPresent();
+    assertThat(send("DELETE", "/" + id, null).body()).contains("\"applied\":true");
+    assertThat(store.find(id)).isEmpty();
+    assertThat(store.operatorActions(2)).extracting(a -> a.action() + " " + a.actor())
+        .containsExactly("discard actuator", "requeue actuator");
+
+    poison(1);
+    UUID next = store.quarantined(dev.outbox4j.spi.QuarantineQuery.first(1)).get(0).id();
+    assertThat(send("POST", "", "{\"id\":\"" + next + "\",\"dryRun\":true}").body())
+        .contains("\"matched\":1", "\"dryRun\":true");
+    assertThat(send("POST", "", "{\"id\":\"" + next + "\",\"expectedCount\":1}").body()).contains("\"entries\":1");
+    assertThat(store.operatorActions(1).get(0).target()).isEqualTo("entries waiting for an operator: id " + next);
+    assertThat(send("POST", "", "{\"id\":\"nope\"}").statusCode()).isEqualTo(400);
   }
 
   @Test
@@ -178,7 +204,7 @@ class OutboxEndpointHttpTest {
       }
     };
     OutboxEndpoint.BulkResult discarded = endpoint.discardSelected(null, null, null, null, "PERMANENT_FAILURE", null,
-        1, security);
+        null, 1, security);
     assertThat(discarded.entries()).isEqualTo(1);
     OperatorAction recorded = store.operatorActions(1).get(0);
     assertThat(recorded.actor()).isEqualTo("alice");

@@ -45,8 +45,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       {@code /pauses} the destinations paused by an operator;
  *   <li>write / delete: {@code POST} / {@code DELETE /actuator/outbox4j/{id}} requeues / discards one entry;
  *   <li>write / delete: {@code POST} / {@code DELETE /actuator/outbox4j} with a selection ({@code all=true}, or any of
- *       {@code key}, {@code destination}, {@code reason}, {@code kind}, which must all match) requeues / discards
- *       every selected entry;
+ *       {@code key}, {@code destination}, {@code reason}, {@code kind}, {@code id}, which must all match) requeues /
+ *       discards every selected entry;
  *   <li>write: {@code POST /actuator/outbox4j/destinations/{destination}} with {@code action} {@code pause},
  *       {@code resume}, {@code park} or {@code discard} (the destination's waiting entries, of one {@code key} if
  *       given); {@code POST /actuator/outbox4j/keys/{key}} with {@code action} {@code park} or {@code discard} (the
@@ -164,25 +164,18 @@ public final class OutboxEndpoint {
   // ------------------------------------------------------------------------------------------------------ one entry
 
   /**
+   * Requeues one entry. It takes no body, so {@code POST /actuator/outbox4j/{id}} needs no content type; Actuator then
+   * passes no principal either (a web operation that takes one must take a JSON body), so the audit log names the
+   * actor {@value #ANONYMOUS_ACTOR}. To be named, and for a dry run, requeue it as a selection:
+   * {@code POST /actuator/outbox4j} with {@code {"id": "..."}}.
+   *
    * @param id the entry's id
-   * @param dryRun {@code true} to change nothing and answer whether the entry waits for an operator
-   * @param security who asks, for the audit log
-   * @return whether a quarantined or parked entry with that id was requeued (or, on a dry run, would be)
+   * @return whether a quarantined or parked entry with that id was requeued
    * @throws InvalidEndpointRequestException if the id is not a UUID (400)
    */
   @WriteOperation
-  public ActionResult requeue(@Selector String id, @Nullable Boolean dryRun, SecurityContext security) {
-    return single(id, true, Boolean.TRUE.equals(dryRun), security);
-  }
-
-  /**
-   * {@link #requeue(String, Boolean, SecurityContext)} for a caller without a principal, never a dry run.
-   *
-   * @param id the entry's id
-   * @return whether it was requeued
-   */
-  public ActionResult requeue(String id) {
-    return requeue(id, null, SecurityContext.NONE);
+  public ActionResult requeue(@Selector String id) {
+    return single(id, true, false, SecurityContext.NONE);
   }
 
   /**
@@ -231,6 +224,7 @@ public final class OutboxEndpoint {
    * @param destination only entries for this destination
    * @param reason only entries whose reason contains this text
    * @param kind only quarantined entries of this {@link QuarantineKind}
+   * @param id only the entry with this id
    * @param dryRun {@code true} to change nothing and answer how many are selected
    * @param expectedCount refuse, changing nothing, unless exactly this many are selected; change at most this many
    * @param security who asks, for the audit log
@@ -239,17 +233,17 @@ public final class OutboxEndpoint {
    */
   @WriteOperation
   public BulkResult requeueSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
-      @Nullable String reason, @Nullable String kind, @Nullable Boolean dryRun, @Nullable Integer expectedCount,
-      SecurityContext security) {
-    QuarantineSelector selector = selector(all, key, destination, reason, kind);
+      @Nullable String reason, @Nullable String kind, @Nullable String id, @Nullable Boolean dryRun,
+      @Nullable Integer expectedCount, SecurityContext security) {
+    QuarantineSelector selector = selector(all, key, destination, reason, kind, id);
     Instant now = clock.instant();
     return selected("requeue", selector, dryRun, expectedCount, security,
         limit -> store.requeueAll(selector, now, limit));
   }
 
   /**
-   * {@link #requeueSelected(Boolean, String, String, String, String, Boolean, Integer, SecurityContext)} without a
-   * count, for a caller without a principal.
+   * {@link #requeueSelected(Boolean, String, String, String, String, String, Boolean, Integer, SecurityContext)}
+   * without an id or a count, for a caller without a principal.
    *
    * @param all {@code true} to select every entry
    * @param key the ordering key, or {@code null}
@@ -260,18 +254,19 @@ public final class OutboxEndpoint {
    */
   public BulkResult requeueSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
       @Nullable String reason, @Nullable String kind) {
-    return requeueSelected(all, key, destination, reason, kind, null, null, SecurityContext.NONE);
+    return requeueSelected(all, key, destination, reason, kind, null, null, null, SecurityContext.NONE);
   }
 
   /**
    * Discards every selected entry waiting for an operator; the parameters are those of
-   * {@link #requeueSelected(Boolean, String, String, String, String, Boolean, Integer, SecurityContext)}.
+   * {@link #requeueSelected(Boolean, String, String, String, String, String, Boolean, Integer, SecurityContext)}.
    *
    * @param all {@code true} to select every entry; needed when no criterion is given
    * @param key only entries of this ordering key
    * @param destination only entries for this destination
    * @param reason only entries whose reason contains this text
    * @param kind only quarantined entries of this {@link QuarantineKind}
+   * @param id only the entry with this id
    * @param dryRun {@code true} to change nothing and answer how many are selected
    * @param expectedCount refuse, changing nothing, unless exactly this many are selected; change at most this many
    * @param security who asks, for the audit log
@@ -280,15 +275,15 @@ public final class OutboxEndpoint {
    */
   @DeleteOperation
   public BulkResult discardSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
-      @Nullable String reason, @Nullable String kind, @Nullable Boolean dryRun, @Nullable Integer expectedCount,
-      SecurityContext security) {
-    QuarantineSelector selector = selector(all, key, destination, reason, kind);
+      @Nullable String reason, @Nullable String kind, @Nullable String id, @Nullable Boolean dryRun,
+      @Nullable Integer expectedCount, SecurityContext security) {
+    QuarantineSelector selector = selector(all, key, destination, reason, kind, id);
     return selected("discard", selector, dryRun, expectedCount, security, limit -> store.discardAll(selector, limit));
   }
 
   /**
-   * {@link #discardSelected(Boolean, String, String, String, String, Boolean, Integer, SecurityContext)} without a
-   * count, for a caller without a principal.
+   * {@link #discardSelected(Boolean, String, String, String, String, String, Boolean, Integer, SecurityContext)}
+   * without an id or a count, for a caller without a principal.
    *
    * @param all {@code true} to select every entry
    * @param key the ordering key, or {@code null}
@@ -299,7 +294,7 @@ public final class OutboxEndpoint {
    */
   public BulkResult discardSelected(@Nullable Boolean all, @Nullable String key, @Nullable String destination,
       @Nullable String reason, @Nullable String kind) {
-    return discardSelected(all, key, destination, reason, kind, null, null, SecurityContext.NONE);
+    return discardSelected(all, key, destination, reason, kind, null, null, null, SecurityContext.NONE);
   }
 
   private BulkResult selected(String action, QuarantineSelector selector, @Nullable Boolean dryRun,
@@ -499,7 +494,7 @@ public final class OutboxEndpoint {
   }
 
   private static QuarantineSelector selector(@Nullable Boolean all, @Nullable String key,
-      @Nullable String destination, @Nullable String reason, @Nullable String kind) {
+      @Nullable String destination, @Nullable String reason, @Nullable String kind, @Nullable String id) {
     QuarantineKind parsedKind = null;
     if (kind != null) {
       try {
@@ -509,11 +504,13 @@ public final class OutboxEndpoint {
             + "'");
       }
     }
-    if (key == null && destination == null && reason == null && parsedKind == null && !Boolean.TRUE.equals(all)) {
-      throw invalid("select entries with key, destination, reason or kind, or set all=true for every entry");
+    if (key == null && destination == null && reason == null && parsedKind == null && id == null
+        && !Boolean.TRUE.equals(all)) {
+      throw invalid("select entries with key, destination, reason, kind or id, or set all=true for every entry");
     }
     try {
-      return new QuarantineSelector(key, destination, reason, parsedKind);
+      return new QuarantineSelector(key, destination, reason, parsedKind, null,
+          id == null ? null : java.util.Set.of(entryId(id)));
     } catch (IllegalArgumentException e) {
       throw invalid(e.getMessage());
     }
