@@ -235,10 +235,11 @@ public final class ClaimBacklogBench {
   private JdbcOutboxStore fresh(HikariDataSource pool) throws SQLException {
     switch (db) {
       case "postgresql" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
-          + "outbox_claim, " + PREFIX + "schema_version CASCADE",
+          + "outbox_claim, " + PREFIX + "outbox_destination_pause, " + PREFIX + "operator_audit, " + PREFIX
+          + "schema_version CASCADE",
           "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE");
       case "mariadb" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
-          + "schema_version");
+          + "outbox_destination_pause, " + PREFIX + "operator_audit, " + PREFIX + "schema_version");
       default -> execute("DROP ALL OBJECTS");
     }
     JdbcOutboxStore store = JdbcOutboxStore.builder(pool).withTableNames(names).build();

@@ -33,7 +33,7 @@ final class Outbox4jTables {
   void recreate(DataSource pool) throws SQLException {
     database.execute(
         "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "outbox_claim, " + prefix
-            + "schema_version CASCADE",
+            + "outbox_destination_pause, " + prefix + "operator_audit, " + prefix + "schema_version CASCADE",
         "DROP FUNCTION IF EXISTS " + prefix + "outbox_assign_key_seq() CASCADE");
     store(pool, Retention.deleteOnDelivery()).migrate();
     int fillfactor = database.options().outboxFillfactor();

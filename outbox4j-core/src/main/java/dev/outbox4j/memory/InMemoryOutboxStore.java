@@ -12,9 +12,11 @@ import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.DestinationStats;
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineGroups;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
@@ -74,6 +76,8 @@ public final class InMemoryOutboxStore implements OutboxStore {
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
   /** Destinations paused by an operator, by name. */
   private final TreeMap<String, OperatorPause> pauses = new TreeMap<>();
+  /** The audit log of operator actions, in the order recorded. */
+  private final List<OperatorAction> audit = new ArrayList<>();
   private long nextSequence = 1;
 
   private InMemoryOutboxStore(Builder builder) {
@@ -363,28 +367,72 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (found.size() == limit) {
         break;
       }
-      if (matches(selector, row.entry)) {
+      if (selector.matches(row.entry)) {
         found.add(row);
       }
     }
     return found;
   }
 
-  private static boolean matches(QuarantineSelector selector, OutboxEntry e) {
-    if (!e.status().awaitsOperator()) {
-      return false;
+  @Override
+  public List<OutboxEntry> quarantined(QuarantineSelector selector, QuarantineQuery query) {
+    List<OutboxEntry> page = new ArrayList<>();
+    synchronized (lock) {
+      Long after = query.afterSequence();
+      Map<Long, Row> rows = after == null ? undelivered : undelivered.tailMap(after, false);
+      for (Row row : rows.values()) {
+        if (page.size() == query.limit()) {
+          break;
+        }
+        if (selector.matches(row.entry)) {
+          page.add(row.entry);
+        }
+      }
     }
-    if (selector.orderingKey() != null && !selector.orderingKey().equals(e.message().orderingKey().orElse(null))) {
-      return false;
+    return page;
+  }
+
+  @Override
+  public int countQuarantined(QuarantineSelector selector) {
+    synchronized (lock) {
+      return (int) undelivered.values().stream().filter(row -> selector.matches(row.entry)).count();
     }
-    if (selector.destination() != null && !selector.destination().equals(e.message().destination())) {
-      return false;
+  }
+
+  @Override
+  public QuarantineGroups quarantineGroups(int limit) {
+    if (limit < 1 || limit > QuarantineGroups.MAX_GROUPED) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineGroups.MAX_GROUPED + ", was " + limit);
     }
-    if (selector.kind() != null && selector.kind() != e.quarantineKind()) {
-      return false;
+    synchronized (lock) {
+      List<QuarantineGroups.Member> awaiting = undelivered.values().stream()
+          .filter(row -> row.entry.status().awaitsOperator())
+          .map(row -> QuarantineGroups.Member.of(row.entry)).toList();
+      return QuarantineGroups.of(awaiting.subList(0, Math.min(limit, awaiting.size())), awaiting.size());
     }
-    String reason = e.quarantineReason() != null ? e.quarantineReason() : e.lastError();
-    return selector.reasonContains() == null || (reason != null && reason.contains(selector.reasonContains()));
+  }
+
+  @Override
+  public void recordOperatorAction(OperatorAction action) {
+    Objects.requireNonNull(action, "action");
+    synchronized (lock) {
+      audit.add(OperatorAction.of(action.at(), action.actor(), action.action(), action.target(), action.entries(),
+          action.detail()));
+    }
+  }
+
+  @Override
+  public List<OperatorAction> operatorActions(int limit) {
+    if (limit < 1 || limit > QuarantineQuery.MAX_LIMIT) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineQuery.MAX_LIMIT + ", was " + limit);
+    }
+    synchronized (lock) {
+      List<OperatorAction> newestFirst = new ArrayList<>(audit);
+      // by time, newest first; within one instant, the last recorded first (the sort is stable over reversed order)
+      java.util.Collections.reverse(newestFirst);
+      newestFirst.sort(java.util.Comparator.comparing(OperatorAction::at).reversed());
+      return List.copyOf(newestFirst.subList(0, Math.min(limit, newestFirst.size())));
+    }
   }
 
   @Override

@@ -48,6 +48,13 @@ import org.jspecify.annotations.Nullable;
  * ({@link #countWaiting}, {@link #parkWaiting}, {@link #discardWaiting}), and a destination can be paused by hand for
  * every relay ({@link #pauseDestination}, {@link #resumeDestination}, {@link #operatorPauses}).
  *
+ * <p>An operator sees the entries waiting for them grouped by failure ({@link #quarantineGroups}: same destination,
+ * kind and {@linkplain ReasonPattern reason pattern}), pages through a group's entries
+ * ({@link #quarantined(QuarantineSelector, QuarantineQuery)}), counts what a bulk action would change before applying
+ * it ({@link #countQuarantined}, {@link #countWaiting}), and acts on a group narrowed to the ids they saw
+ * ({@link QuarantineSelector#withIds}). The tools that act for an operator keep an audit log in the store
+ * ({@link #recordOperatorAction}, {@link #operatorActions}).
+ *
  * <p>Implementations must be thread-safe and safe to use from many processes at once (where they are durable). Every
  * method may throw {@link OutboxException} when the underlying storage fails.
  */
@@ -233,6 +240,110 @@ public interface OutboxStore {
    * @throws IllegalArgumentException if limit is not positive
    */
   int discardAll(QuarantineSelector selector, int limit);
+
+  /**
+   * Lists the selected entries waiting for an operator in sequence order, one page at a time: the entries of one
+   * {@linkplain QuarantineGroup group}, of one destination, of one key.
+   *
+   * <p>The default pages through {@link #quarantined(QuarantineQuery)} and keeps the entries {@link
+   * QuarantineSelector#matches} selects; a store should do better where it can.
+   *
+   * @param selector which entries
+   * @param query the page: up to {@code query.limit()} selected entries after {@code query.afterSequence()}
+   * @return the page; fewer than {@code query.limit()} entries on the last page
+   */
+  default List<OutboxEntry> quarantined(QuarantineSelector selector, QuarantineQuery query) {
+    List<OutboxEntry> page = new java.util.ArrayList<>();
+    QuarantineQuery next = new QuarantineQuery(QuarantineQuery.MAX_LIMIT, query.afterSequence());
+    while (true) {
+      List<OutboxEntry> read = quarantined(next);
+      for (OutboxEntry entry : read) {
+        if (selector.matches(entry)) {
+          page.add(entry);
+          if (page.size() == query.limit()) {
+            return page;
+          }
+        }
+      }
+      if (read.size() < next.limit()) {
+        return page;
+      }
+      next = next.after(read.get(read.size() - 1).sequence());
+    }
+  }
+
+  /**
+   * Counts the selected entries waiting for an operator: what {@link #requeueAll} or {@link #discardAll} would act on
+   * now. For an operator's dry run and confirmation.
+   *
+   * <p>The default pages through {@link #quarantined(QuarantineQuery)}; a store should count where its data is.
+   *
+   * @param selector which entries
+   * @return how many match
+   */
+  default int countQuarantined(QuarantineSelector selector) {
+    int count = 0;
+    QuarantineQuery next = QuarantineQuery.first(QuarantineQuery.MAX_LIMIT);
+    while (true) {
+      List<OutboxEntry> read = quarantined(next);
+      for (OutboxEntry entry : read) {
+        if (selector.matches(entry)) {
+          count++;
+        }
+      }
+      if (read.size() < next.limit()) {
+        return count;
+      }
+      next = next.after(read.get(read.size() - 1).sequence());
+    }
+  }
+
+  /**
+   * Groups the entries waiting for an operator by failure: same destination, status, {@linkplain QuarantineKind kind}
+   * and {@linkplain ReasonPattern reason pattern}, so that 55 entries that failed alike are one line with a count
+   * (see {@link QuarantineGroups#of}, which every store uses).
+   *
+   * <p>Bounded: it groups at most the oldest {@code limit} entries (a short read of a few columns each, never payloads)
+   * and counts all of them; {@link QuarantineGroups#complete()} says whether every entry was grouped. The default reads
+   * whole entries through {@link #quarantined(QuarantineQuery)}; a store should read only the columns grouping needs.
+   *
+   * @param limit the most entries to group, 1 to {@value QuarantineGroups#MAX_GROUPED}
+   * @return the groups, largest first, and the total
+   * @throws IllegalArgumentException if limit is out of range
+   */
+  default QuarantineGroups quarantineGroups(int limit) {
+    if (limit < 1 || limit > QuarantineGroups.MAX_GROUPED) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineGroups.MAX_GROUPED + ", was " + limit);
+    }
+    List<QuarantineGroups.Member> members = new java.util.ArrayList<>();
+    QuarantineQuery next = QuarantineQuery.first(Math.min(limit, QuarantineQuery.MAX_LIMIT));
+    while (members.size() < limit) {
+      List<OutboxEntry> read = quarantined(next);
+      read.stream().limit(limit - members.size()).map(QuarantineGroups.Member::of).forEach(members::add);
+      if (read.size() < next.limit()) {
+        break;
+      }
+      next = next.after(read.get(read.size() - 1).sequence());
+    }
+    return QuarantineGroups.of(members, countQuarantined(QuarantineSelector.all()));
+  }
+
+  /**
+   * Adds a line to the audit log of operator actions. The tools that act for an operator call it after each action
+   * they applied; it is its own short unit of work.
+   *
+   * @param action what was done
+   */
+  void recordOperatorAction(OperatorAction action);
+
+  /**
+   * Reads the audit log, newest first.
+   *
+   * @param limit the most lines to return, 1 to {@value QuarantineQuery#MAX_LIMIT}
+   * @return the latest actions, newest first (among actions recorded in the same instant, the last recorded first)
+   * @throws IllegalArgumentException if limit is out of range
+   */
+  List<OperatorAction> operatorActions(int limit);
 
   /**
    * Counts the waiting entries (pending or failed) the selector matches that are not under an unexpired claim: what

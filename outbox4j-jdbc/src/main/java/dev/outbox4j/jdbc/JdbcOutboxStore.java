@@ -15,10 +15,12 @@ import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.jdbc.internal.LazyDialect;
 import dev.outbox4j.jdbc.internal.StatementTimeouts;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineGroups;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
@@ -96,7 +98,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #save} inserts only a version-0 entry, so a stale copy of a deleted entry is never inserted again. These are
  * tool paths, so they favour exactness over round trips. The operator's bulk {@link #requeueAll} / {@link #discardAll}
  * lock and change at most 500 selected rows per transaction, as do {@link #parkWaiting} / {@link #discardWaiting}
- * (whose statements are in {@link OperatorSql}). Destination pauses live in the table {@code outbox_destination_pause}.
+ * (whose statements are in {@link OperatorSql}); a selection by {@linkplain dev.outbox4j.spi.QuarantineGroup group} is
+ * narrowed in SQL and decided in Java over a few short columns per row (why: {@link OperatorSql}). Destination pauses
+ * live in the table {@code outbox_destination_pause}, the audit log of operator actions in {@code operator_audit}.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL a claim is two statements in auto-commit (the window, then lock-and-claim with RETURNING; three when
@@ -130,7 +134,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
           "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
-          "V7__destination_pauses.sql");
+          "V7__destination_pauses.sql", "V8__operator_audit.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
@@ -139,7 +143,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   static final int MAX_CLAIM = 10_000;
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
   /** The statuses that wait for an operator: listed, requeued and discarded by the operator face. */
-  private static final String AWAITING_OPERATOR = "status IN ('QUARANTINED', 'PARKED')";
+  private static final String AWAITING_OPERATOR = OperatorSql.AWAITING_OPERATOR;
 
   private final DataSource dataSource;
   private final JdbcDialect dialect;
@@ -833,58 +837,230 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   /**
-   * Selects (and locks) up to {@code limit} matching entries, oldest first, and changes them, in one short
-   * transaction; the batch bound keeps lock time and statement size small however many entries match.
+   * Changes up to {@code limit} selected entries, oldest first, in transactions of at most
+   * {@value #MAX_IDS_PER_STATEMENT}: each reads and locks the next rows that the SQL narrowing matches (a superset of
+   * the selection, see {@link OperatorSql}), keeps those the selector selects, and changes them. The batch bound keeps
+   * lock time and statement size small however many entries match.
    */
   private int bulk(String what, QuarantineSelector selector, int limit, BulkChange change) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
-    int batch = Math.min(limit, MAX_IDS_PER_STATEMENT);
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    String read = OperatorSql.members(table, narrowing, true);
     int done = 0;
+    long after = Long.MIN_VALUE;
     while (done < limit) {
-      int size = Math.min(batch, limit - done);
+      int wanted = limit - done;
+      long from = after;
+      long[] last = {from};
+      int[] scanned = {0};
       int changed = inTransaction(what, c -> {
         List<UUID> ids = new ArrayList<>();
-        StringBuilder sql = new StringBuilder("SELECT id FROM " + table + " WHERE " + AWAITING_OPERATOR);
-        List<String> texts = new ArrayList<>();
-        if (selector.orderingKey() != null) {
-          sql.append(" AND ordering_key = ?");
-          texts.add(selector.orderingKey());
-        }
-        if (selector.destination() != null) {
-          sql.append(" AND destination = ?");
-          texts.add(selector.destination());
-        }
-        if (selector.kind() != null) {
-          sql.append(" AND quarantine_kind = ?");
-          texts.add(selector.kind().name());
-        }
-        if (selector.reasonContains() != null) {
-          sql.append(" AND COALESCE(quarantine_reason, last_error) LIKE ? ESCAPE '!'");
-          texts.add("%" + selector.reasonContains().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
-        }
-        sql.append(" ORDER BY seq LIMIT ? FOR UPDATE");
-        try (PreparedStatement select = c.prepareStatement(sql.toString())) {
-          int index = 1;
-          for (String text : texts) {
-            select.setString(index++, text);
-          }
-          select.setInt(index, size);
+        try (PreparedStatement select = c.prepareStatement(read)) {
+          int index = bindNarrowing(select, narrowing);
+          select.setLong(index, from);
+          select.setInt(index + 1, MAX_IDS_PER_STATEMENT);
           try (ResultSet found = select.executeQuery()) {
             while (found.next()) {
-              ids.add(dialect.getUuid(found, "id"));
+              scanned[0]++;
+              last[0] = found.getLong(1);
+              if (selector.matches(rows.member(found)) && ids.size() < wanted) {
+                ids.add(dialect.getUuid(found, 2));
+              }
             }
           }
         }
         return ids.isEmpty() ? 0 : change.apply(c, ids);
       });
       done += changed;
-      if (changed < size) {
+      after = last[0];
+      if (scanned[0] < MAX_IDS_PER_STATEMENT) {
         break;
       }
     }
     return done;
+  }
+
+  private OperatorSql.Narrowing narrowing(QuarantineSelector selector) {
+    return OperatorSql.narrowing(selector, MAX_IDS_PER_STATEMENT, OutboxRows.UNREADABLE_NAME);
+  }
+
+  /** @return the next free parameter index */
+  private int bindNarrowing(PreparedStatement statement, OperatorSql.Narrowing narrowing) throws SQLException {
+    int index = 1;
+    for (String text : narrowing.texts()) {
+      statement.setString(index++, text);
+    }
+    for (UUID id : narrowing.ids()) {
+      dialect.setUuid(statement, index++, id);
+    }
+    return index;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the operator columns of the rows the SQL narrowing matches, after the page's sequence, until the page is
+   * full, then the full rows of those selected.
+   */
+  @Override
+  public List<OutboxEntry> quarantined(QuarantineSelector selector, QuarantineQuery query) {
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    Long afterSequence = query.afterSequence();
+    return autoCommit("quarantined", c -> {
+      List<Long> picked = new ArrayList<>();
+      long after = afterSequence == null ? Long.MIN_VALUE : afterSequence;
+      int chunk = QuarantineQuery.MAX_LIMIT;
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
+        int scanned = chunk;
+        while (picked.size() < query.limit() && scanned == chunk) {
+          int index = bindNarrowing(select, narrowing);
+          select.setLong(index, after);
+          select.setInt(index + 1, chunk);
+          scanned = 0;
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              scanned++;
+              after = found.getLong(1);
+              if (picked.size() < query.limit() && selector.matches(rows.member(found))) {
+                picked.add(after);
+              }
+            }
+          }
+        }
+      }
+      if (picked.isEmpty()) {
+        return List.of();
+      }
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE seq IN " + placeholders(picked.size()) + " ORDER BY seq")) {
+        for (int i = 0; i < picked.size(); i++) {
+          select.setLong(i + 1, picked.get(i));
+        }
+        return readAll(select).stream().filter(selector::matches).toList();
+      }
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code COUNT(*)} when SQL can decide the whole selection (no group, at most
+   * {@value #MAX_IDS_PER_STATEMENT} ids); otherwise a read of the operator columns of the rows the SQL narrowing
+   * matches.
+   */
+  @Override
+  public int countQuarantined(QuarantineSelector selector) {
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    boolean exact = selector.group() == null && (selector.ids() == null || !narrowing.ids().isEmpty())
+        && !OutboxRows.UNREADABLE_NAME.equals(selector.destination());
+    return autoCommit("countQuarantined", c -> {
+      if (exact) {
+        try (PreparedStatement select = c.prepareStatement(OperatorSql.countAwaiting(table, narrowing))) {
+          bindNarrowing(select, narrowing);
+          try (ResultSet row = select.executeQuery()) {
+            row.next();
+            return row.getInt(1);
+          }
+        }
+      }
+      int count = 0;
+      long after = Long.MIN_VALUE;
+      int chunk = QuarantineQuery.MAX_LIMIT;
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
+        for (int scanned = chunk; scanned == chunk; ) {
+          int index = bindNarrowing(select, narrowing);
+          select.setLong(index, after);
+          select.setInt(index + 1, chunk);
+          scanned = 0;
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              scanned++;
+              after = found.getLong(1);
+              if (selector.matches(rows.member(found))) {
+                count++;
+              }
+            }
+          }
+        }
+      }
+      return count;
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Two statements: the operator columns of the oldest {@code limit} entries waiting for an operator (never the
+   * payload), and their count.
+   */
+  @Override
+  public QuarantineGroups quarantineGroups(int limit) {
+    if (limit < 1 || limit > QuarantineGroups.MAX_GROUPED) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineGroups.MAX_GROUPED + ", was " + limit);
+    }
+    return autoCommit("quarantineGroups", c -> {
+      List<QuarantineGroups.Member> members = new ArrayList<>();
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.oldestMembers(table))) {
+        select.setInt(1, limit);
+        try (ResultSet found = select.executeQuery()) {
+          while (found.next()) {
+            members.add(rows.member(found));
+          }
+        }
+      }
+      long total;
+      try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE "
+          + AWAITING_OPERATOR)) {
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          total = row.getLong(1);
+        }
+      }
+      return QuarantineGroups.of(members, total);
+    });
+  }
+
+  @Override
+  public void recordOperatorAction(OperatorAction action) {
+    OperatorAction kept = OperatorAction.of(action.at(), action.actor(), action.action(), action.target(),
+        action.entries(), action.detail());
+    autoCommit("recordOperatorAction", c -> {
+      try (PreparedStatement insert = c.prepareStatement(OperatorSql.insertAction(auditTable()))) {
+        dialect.setInstant(insert, 1, kept.at());
+        insert.setString(2, kept.actor());
+        insert.setString(3, kept.action());
+        insert.setString(4, kept.target());
+        insert.setLong(5, kept.entries());
+        insert.setString(6, kept.detail());
+        return insert.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public List<OperatorAction> operatorActions(int limit) {
+    if (limit < 1 || limit > QuarantineQuery.MAX_LIMIT) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineQuery.MAX_LIMIT + ", was " + limit);
+    }
+    return autoCommit("operatorActions", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.selectActions(auditTable()))) {
+        select.setInt(1, limit);
+        List<OperatorAction> actions = new ArrayList<>();
+        try (ResultSet row = select.executeQuery()) {
+          while (row.next()) {
+            actions.add(new OperatorAction(Objects.requireNonNull(dialect.getInstant(row, 1)), row.getString(2),
+                row.getString(3), row.getString(4), row.getLong(5), row.getString(6)));
+          }
+        }
+        return actions;
+      }
+    });
+  }
+
+  private String auditTable() {
+    return names.qualified("operator_audit");
   }
 
   @Override

@@ -1,12 +1,14 @@
 package dev.outbox4j.jdbc;
 
+import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.WaitingSelector;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /**
- * The text of the operator's statements on waiting entries and destination pauses (see {@code docs/stores.md},
- * "Operator face"). Package-private: {@link JdbcOutboxStore} runs what it returns, binding every value as a parameter;
+ * The text of the operator's statements on waiting entries, on entries waiting for an operator (groups, selections),
+ * on destination pauses and on the audit log (see {@code docs/stores.md}, "Operator face"). Package-private: {@link JdbcOutboxStore} runs what it returns, binding every value as a parameter;
  * only validated table names ({@link TableNames}) and fixed text are ever concatenated.
  *
  * <h2>Why "not under an unexpired claim" has two parts on PostgreSQL</h2>
@@ -16,6 +18,15 @@ import java.util.List;
  * that must leave claimed entries alone also skips the entries of unexpired batch rows and those whose advisory lock it
  * cannot take (held to the end of its own transaction, which also keeps a session claim from taking them meanwhile),
  * exactly as a leased-row claim does there.
+ *
+ * <h2>Why selections of entries waiting for an operator are decided in Java</h2>
+ * A {@link QuarantineSelector} may select a {@linkplain dev.outbox4j.spi.QuarantineGroup group}, whose membership
+ * depends on the {@linkplain dev.outbox4j.spi.ReasonPattern reason pattern}: a regular-expression rewrite that the
+ * three databases cannot run alike. So the SQL here narrows by the criteria every database matches the same way (key,
+ * destination, kind, reason fragment, ids), always to a superset of the selection, reads a few short columns of each
+ * row in sequence order ({@link #MEMBER_COLUMNS}, never the payload), and the store keeps the rows
+ * {@link QuarantineSelector#matches} selects. A group's rows share a destination and kind, so the narrowing keeps a
+ * group's read to its own destination.
  */
 final class OperatorSql {
   private OperatorSql() {}
@@ -92,6 +103,101 @@ final class OperatorSql {
   static String discard(String table, String idList) {
     return "DELETE FROM " + table + " WHERE status IN ('PENDING', 'FAILED')"
         + " AND (lease_until IS NULL OR lease_until <= ?) AND id IN " + idList;
+  }
+
+  /** The statuses that wait for an operator. */
+  static final String AWAITING_OPERATOR = "status IN ('QUARANTINED', 'PARKED')";
+
+  /**
+   * The columns grouping and selecting read, in the order {@code OutboxRows.member} reads them: seq, id, ordering key,
+   * destination, status, kind, and the reason (the last error where there is none).
+   */
+  static final String MEMBER_COLUMNS = "seq, id, ordering_key, destination, status, quarantine_kind,"
+      + " COALESCE(quarantine_reason, last_error)";
+
+  /**
+   * A WHERE condition over entries waiting for an operator that is a superset of a selector's selection.
+   *
+   * @param sql the condition
+   * @param texts its text parameters, in order
+   * @param ids its id parameters, after the texts
+   */
+  record Narrowing(String sql, List<String> texts, List<UUID> ids) {}
+
+  /**
+   * @param selector the selection
+   * @param maxIds the most ids to match in SQL; a selector naming more is narrowed by its other criteria only
+   * @param unreadableName the placeholder a row's unreadable destination is read as: a selector for that destination
+   *     cannot be narrowed by it in SQL
+   * @return the narrowing condition
+   */
+  static Narrowing narrowing(QuarantineSelector selector, int maxIds, String unreadableName) {
+    StringBuilder where = new StringBuilder(AWAITING_OPERATOR);
+    List<String> texts = new ArrayList<>();
+    if (selector.orderingKey() != null) {
+      where.append(" AND ordering_key = ?");
+      texts.add(selector.orderingKey());
+    }
+    if (selector.destination() != null && !selector.destination().equals(unreadableName)) {
+      where.append(" AND destination = ?");
+      texts.add(selector.destination());
+    }
+    if (selector.kind() != null) {
+      where.append(" AND quarantine_kind = ?");
+      texts.add(selector.kind().name());
+    }
+    if (selector.reasonContains() != null) {
+      where.append(" AND COALESCE(quarantine_reason, last_error) LIKE ? ESCAPE '!'");
+      texts.add("%" + selector.reasonContains().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+    }
+    List<UUID> ids = new ArrayList<>();
+    if (selector.ids() != null && selector.ids().size() <= maxIds) {
+      ids.addAll(selector.ids());
+      where.append(" AND id IN (").append("?, ".repeat(ids.size() - 1)).append("?)");
+    }
+    return new Narrowing(where.toString(), texts, ids);
+  }
+
+  /**
+   * @param locking whether to lock the rows read ({@code FOR UPDATE}), for a change in the same transaction
+   * @return the members after a sequence, oldest first. Parameters: the narrowing's, then the sequence, then the limit
+   */
+  static String members(String table, Narrowing narrowing, boolean locking) {
+    return "SELECT " + MEMBER_COLUMNS + " FROM " + table + " WHERE " + narrowing.sql() + " AND seq > ?"
+        + " ORDER BY seq LIMIT ?" + (locking ? " FOR UPDATE" : "");
+  }
+
+  /** @return the count of the rows a narrowing matches. Parameters: the narrowing's */
+  static String countAwaiting(String table, Narrowing narrowing) {
+    return "SELECT COUNT(*) FROM " + table + " WHERE " + narrowing.sql();
+  }
+
+  /** @return the oldest members, for grouping. Parameter: the limit */
+  static String oldestMembers(String table) {
+    return "SELECT " + MEMBER_COLUMNS + " FROM " + table + " WHERE " + AWAITING_OPERATOR + " ORDER BY seq LIMIT ?";
+  }
+
+  /**
+   * @param columns the columns to read
+   * @return the entries a narrowing matches after a sequence, oldest first, every column. Parameters: the narrowing's,
+   *     then the sequence, then the limit
+   */
+  static String entries(String table, String columns, Narrowing narrowing) {
+    return "SELECT " + columns + " FROM " + table + " WHERE " + narrowing.sql() + " AND seq > ? ORDER BY seq LIMIT ?";
+  }
+
+  /** @return the insert of an audit line. Parameters: acted at, actor, action, target, entries, detail */
+  static String insertAction(String auditTable) {
+    return "INSERT INTO " + auditTable + " (acted_at, actor, action, target, entries, detail) VALUES (?, ?, ?, ?, ?, ?)";
+  }
+
+  /**
+   * @return the latest audit lines, newest first. Parameter: the limit. Columns: acted at, actor, action, target,
+   *     entries, detail
+   */
+  static String selectActions(String auditTable) {
+    return "SELECT acted_at, actor, action, target, entries, detail FROM " + auditTable
+        + " ORDER BY acted_at DESC, id DESC LIMIT ?";
   }
 
   /** @return the insert of a pause. Parameters: destination, paused at, paused by, reason */

@@ -5,6 +5,7 @@ import dev.outbox4j.Message;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
 import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.spi.QuarantineGroups;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -141,6 +142,19 @@ final class OutboxRows {
         row.getInt(11), row.getString(12), row.getString(13), required(row, 14), required(row, 15),
         dialect.getInstant(row, 16), row.getString(17), row.getLong(20), kind(row.getString(21)), dialect.getInstant(row, 22));
     return new Read(entry, problems.isEmpty() ? null : "unreadable row: " + String.join("; ", problems));
+  }
+
+  /**
+   * Reads the operator columns on the current row of a result set whose columns are {@link OperatorSql#MEMBER_COLUMNS},
+   * with the placeholders {@link #read} puts in an entry: an unreadable destination is {@link #UNREADABLE_NAME}, a
+   * blank key is none. So a group read this way and the entries it lists agree.
+   */
+  QuarantineGroups.Member member(ResultSet row) throws SQLException {
+    String destination = name(row.getString(4), "destination", new ArrayList<>());
+    String key = row.getString(3);
+    return new QuarantineGroups.Member(Objects.requireNonNull(dialect.getUuid(row, 2), "id"),
+        key == null || key.isBlank() ? null : key, destination, EntryStatus.valueOf(row.getString(5)),
+        kind(row.getString(6)), row.getString(7));
   }
 
   /** As {@link #read}, for callers that only meet rows already known readable or that show placeholders as they are. */

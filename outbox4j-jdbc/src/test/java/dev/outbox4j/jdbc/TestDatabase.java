@@ -114,6 +114,7 @@ enum TestDatabase {
         case POSTGRES -> PostgresTestOutbox.dropOutboxSchema(s, names);
         case MARIADB -> s.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", "
             + names.qualified("outbox_key") + ", " + names.qualified("outbox_destination_pause") + ", "
+            + names.qualified("operator_audit") + ", "
             + names.qualified("schema_version"));
         case H2 -> s.execute("DROP ALL OBJECTS");
       }
@@ -156,6 +157,7 @@ enum TestDatabase {
       s.execute("DELETE FROM " + names.qualified("outbox"));
       s.execute("DELETE FROM " + names.qualified("outbox_key"));
       s.execute("DELETE FROM " + names.qualified("outbox_destination_pause"));
+      s.execute("DELETE FROM " + names.qualified("operator_audit"));
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }

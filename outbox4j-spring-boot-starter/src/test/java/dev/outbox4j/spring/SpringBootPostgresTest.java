@@ -18,6 +18,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -157,9 +158,9 @@ class SpringBootPostgresTest {
         .until(() -> endpoint.quarantined(null, null).entries(), entries -> entries.size() == 2);
 
     assertThatThrownBy(() -> endpoint.discardSelected(null, null, null, null, null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("all=true");
+        .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("all=true");
     assertThatThrownBy(() -> endpoint.discardSelected(null, null, null, null, "SOMETIMES"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kind must be one of");
+        .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("kind must be one of");
     assertThat(endpoint.requeueSelected(null, null, "poison", null, "PERMANENT_FAILURE").entries()).isEqualTo(2);
     await().atMost(Duration.ofSeconds(10))
         .until(() -> endpoint.quarantined(null, null).entries(), entries -> entries.size() == 2);

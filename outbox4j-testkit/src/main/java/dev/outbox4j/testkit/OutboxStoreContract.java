@@ -17,9 +17,12 @@ import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.DestinationStats;
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineGroup;
+import dev.outbox4j.spi.QuarantineGroups;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
 import dev.outbox4j.spi.Retention;
@@ -1399,6 +1402,199 @@ public abstract class OutboxStoreContract {
     OperatorPause pause = store.operatorPauses().get(0);
     assertThat(pause.reason()).hasSize(OperatorPause.MAX_REASON_LENGTH);
     assertThat(pause.pausedBy()).hasSize(OperatorPause.MAX_BY_LENGTH);
+  }
+
+  // ------------------------------------------------------------------------------------------ groups and the audit log
+
+  /** Quarantines one new entry of its own key for a destination with a reason; returns its id. */
+  private UUID quarantined(String destination, QuarantineReason reason) {
+    return quarantineNew(message(destination, "G-" + UUID.randomUUID()), reason);
+  }
+
+  @Test
+  public final void quarantine_groups_gather_the_entries_that_failed_alike_whatever_numbers_and_ids_their_reasons_hold() {
+    UUID first = quarantined("erp", QuarantineReason.retriesExhausted("gave up after 3 attempts; last error:"
+        + " HTTP 503 from https://erp.example/orders/17 after 1234 ms (request 0190f5a2-7c1e-7d40-8a9b-2b8e1f0c9d3e)"));
+    UUID crm = quarantined("crm", QuarantineReason.retriesExhausted("gave up after 3 attempts; last error:"
+        + " HTTP 503 from https://erp.example/orders/17 after 1234 ms (request 0190f5a2-7c1e-7d40-8a9b-2b8e1f0c9d3e)"));
+    UUID second = quarantined("erp", QuarantineReason.retriesExhausted("gave up after 5 attempts; last error:"
+        + " HTTP 503 from https://erp.example/orders/18 after 980 ms (request 0190f5a3-0000-7d40-8a9b-2b8e1f0c9d3f)"));
+    UUID rejected = quarantined("erp", QuarantineReason.permanentFailure("HTTP 400 from https://erp.example/orders/19"));
+    UUID parked = store.markFailed(store.enqueue(message("erp", "P")), "gave up after 3 attempts; last error:"
+        + " HTTP 503 from https://erp.example/orders/20 after 17 ms (request 0190f5a4-1111-7d40-8a9b-2b8e1f0c9d40)",
+        null).id();
+    UUID third = quarantined("erp", QuarantineReason.retriesExhausted("gave up after 12 attempts; last error:"
+        + " HTTP 503 from https://erp.example/orders/21 after 1,250.5 ms (request 0190F5A5-2222-7D40-8A9B-2B8E1F0C9D41)"));
+
+    QuarantineGroups found = store.quarantineGroups(100);
+
+    assertThat(found.total()).isEqualTo(6);
+    assertThat(found.grouped()).isEqualTo(6);
+    assertThat(found.complete()).isTrue();
+    assertThat(found.groups()).as("largest first, then the one with the oldest entry")
+        .extracting(QuarantineGroup::ids)
+        .containsExactly(List.of(first, second, third), List.of(crm), List.of(rejected), List.of(parked));
+    QuarantineGroup outage = found.groups().get(0);
+    assertThat(outage.destination()).isEqualTo("erp");
+    assertThat(outage.status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(outage.kind()).isEqualTo(QuarantineKind.RETRIES_EXHAUSTED);
+    assertThat(outage.count()).isEqualTo(3);
+    assertThat(outage.pattern())
+        .isEqualTo("gave up after # attempts; last error: HTTP # from https://erp.example/orders/# after # ms"
+            + " (request <id>)");
+    assertThat(outage.example()).as("the oldest entry's reason, as written").contains("orders/17 after 1234 ms");
+    QuarantineGroup parkedGroup = found.groups().get(3);
+    assertThat(parkedGroup.status()).isEqualTo(EntryStatus.PARKED);
+    assertThat(parkedGroup.kind()).isNull();
+    assertThat(parkedGroup.kindLabel()).isEqualTo("PARKED");
+    assertThat(parkedGroup.pattern()).as("a parked entry groups by its last error").isEqualTo(outage.pattern());
+    assertThat(found.find(outage.id())).contains(outage);
+  }
+
+  @Test
+  public final void quarantine_groups_read_a_bounded_number_of_the_oldest_entries_and_say_how_many_they_left_out() {
+    List<UUID> written = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      written.add(quarantined("erp", QuarantineReason.retriesExhausted("timed out after " + (i + 1) + " s")));
+    }
+
+    QuarantineGroups found = store.quarantineGroups(3);
+
+    assertThat(found.total()).isEqualTo(5);
+    assertThat(found.grouped()).isEqualTo(3);
+    assertThat(found.complete()).isFalse();
+    assertThat(found.groups()).singleElement().satisfies(group ->
+        assertThat(group.ids()).containsExactlyElementsOf(written.subList(0, 3)));
+    assertThatThrownBy(() -> store.quarantineGroups(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.quarantineGroups(QuarantineGroups.MAX_GROUPED + 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void a_group_is_listed_page_by_page_counted_and_acted_on_exactly_as_far_as_the_operator_saw_it() {
+    QuarantineReason outage = QuarantineReason.retriesExhausted("HTTP 503 from erp after 1200 ms");
+    UUID a = quarantined("erp", outage);
+    UUID other = quarantined("erp", QuarantineReason.permanentFailure("HTTP 400 from erp"));
+    UUID b = quarantined("erp", QuarantineReason.retriesExhausted("HTTP 503 from erp after 90 ms"));
+    UUID c = quarantined("erp", QuarantineReason.retriesExhausted("HTTP 503 from erp after 7 ms"));
+    QuarantineGroup seen = store.quarantineGroups(100).groups().get(0);
+    QuarantineSelector group = QuarantineSelector.ofGroup(seen);
+
+    List<OutboxEntry> page = store.quarantined(group, QuarantineQuery.first(2));
+    assertThat(page).extracting(OutboxEntry::id).containsExactly(a, b);
+    assertThat(store.quarantined(group, QuarantineQuery.first(2).after(page.get(1).sequence())))
+        .extracting(OutboxEntry::id).containsExactly(c);
+    assertThat(store.countQuarantined(group)).isEqualTo(3);
+
+    // after the operator looked: another operator requeues one entry, and a new one fails the same way
+    assertThat(store.requeue(b, now())).isTrue();
+    deliverEverythingClaimable(now());
+    UUID newcomer = quarantined("erp", QuarantineReason.retriesExhausted("HTTP 503 from erp after 31 ms"));
+    assertThat(store.countQuarantined(group)).as("the group now").isEqualTo(3);
+
+    assertThat(store.requeueAll(group.withIds(seen.ids()), now(), 100))
+        .as("only the entries the operator saw that are still in the group").isEqualTo(2);
+    assertThat(store.find(a).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.find(c).orElseThrow().status()).isEqualTo(EntryStatus.PENDING);
+    assertThat(store.find(newcomer).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.find(other).orElseThrow().status()).isEqualTo(EntryStatus.QUARANTINED);
+    assertThat(store.countQuarantined(group)).isEqualTo(1);
+    assertThat(store.discardAll(group.withIds(seen.ids()), 100)).isZero();
+    assertThat(store.discardAll(group, 100)).isEqualTo(1);
+    assertThat(store.find(newcomer)).isEmpty();
+    assertThat(store.quarantined(QuarantineQuery.first(10))).extracting(OutboxEntry::id).containsExactly(other);
+  }
+
+  @Test
+  public final void count_quarantined_counts_what_a_bulk_action_changes() {
+    quarantined("erp", QuarantineReason.retriesExhausted("HTTP 503"));
+    UUID rejected = quarantined("erp", QuarantineReason.permanentFailure("HTTP 400"));
+    quarantined("crm", QuarantineReason.retriesExhausted("HTTP 503"));
+    store.markFailed(store.enqueue(message("erp", "P")), "HTTP 503", null);
+
+    assertThat(store.countQuarantined(QuarantineSelector.all())).isEqualTo(4);
+    assertThat(store.countQuarantined(QuarantineSelector.ofDestination("erp"))).isEqualTo(3);
+    assertThat(store.countQuarantined(QuarantineSelector.ofKind(QuarantineKind.RETRIES_EXHAUSTED))).isEqualTo(2);
+    assertThat(store.countQuarantined(QuarantineSelector.reasonContaining("503"))).isEqualTo(3);
+    assertThat(store.countQuarantined(QuarantineSelector.ofIds(List.of(rejected, UUID.randomUUID())))).isEqualTo(1);
+    assertThat(store.countQuarantined(QuarantineSelector.ofDestination("erp").withKind(QuarantineKind.PERMANENT_FAILURE)))
+        .isEqualTo(1);
+    assertThat(store.discardAll(QuarantineSelector.ofDestination("erp"), 100)).isEqualTo(3);
+    assertThat(store.countQuarantined(QuarantineSelector.ofDestination("erp"))).isZero();
+  }
+
+  @Test
+  public final void a_group_larger_than_one_statement_is_counted_and_changed_by_its_ids() {
+    for (int i = 0; i < 603; i++) {
+      store.enqueue(unkeyed("m" + i));
+    }
+    for (int i = 0; i < 2; i++) {
+      for (Claim claim : store.claim(500, now(), LEASE)) {
+        store.quarantine(claim, QuarantineReason.retriesExhausted("HTTP 503 after " + i + " ms"));
+      }
+    }
+    QuarantineGroup group = store.quarantineGroups(QuarantineGroups.MAX_GROUPED).groups().get(0);
+    assertThat(group.count()).isEqualTo(603);
+    QuarantineSelector seen = QuarantineSelector.ofGroup(group).withIds(group.ids().subList(0, 550));
+
+    assertThat(store.countQuarantined(seen)).isEqualTo(550);
+    assertThat(store.countQuarantined(QuarantineSelector.ofIds(group.ids().subList(0, 550)))).isEqualTo(550);
+    assertThat(store.discardAll(seen, 10_000)).isEqualTo(550);
+    assertThat(store.quarantined(QuarantineQuery.first(100))).extracting(OutboxEntry::id)
+        .containsExactlyElementsOf(group.ids().subList(550, 603));
+  }
+
+  @Test
+  public final void an_unreadable_row_is_grouped_under_its_placeholders_and_its_group_can_be_discarded() {
+    UUID bad = plain(PlainSqlRow.of(" ", "A", "bad", "{}"));
+    deliverEverythingClaimable(now());
+    QuarantineGroup group = store.quarantineGroups(100).groups().get(0);
+    assertThat(group.kind()).isEqualTo(QuarantineKind.UNREADABLE);
+    assertThat(group.ids()).containsExactly(bad);
+    assertThat(store.quarantined(QuarantineSelector.ofGroup(group), QuarantineQuery.first(10)))
+        .extracting(OutboxEntry::id).containsExactly(bad);
+    assertThat(store.countQuarantined(QuarantineSelector.ofGroup(group))).isEqualTo(1);
+
+    assertThat(store.discardAll(QuarantineSelector.ofGroup(group).withIds(group.ids()), 10)).isEqualTo(1);
+    assertThat(store.find(bad)).isEmpty();
+  }
+
+  @Test
+  public final void operator_actions_are_kept_and_read_newest_first() {
+    Instant at = now();
+    store.recordOperatorAction(new OperatorAction(at.minusSeconds(60), "cli", OperatorAction.PAUSE,
+        "destination 'erp'", 0, "by alice: maintenance"));
+    store.recordOperatorAction(new OperatorAction(at, "ops-token", OperatorAction.REQUEUE,
+        "group 'erp / RETRIES_EXHAUSTED / HTTP # from erp'", 55, "confirmed 55"));
+    store.recordOperatorAction(new OperatorAction(at, "actuator", OperatorAction.DISCARD, "entry " + UUID.randomUUID(),
+        1, ""));
+
+    List<OperatorAction> latest = store.operatorActions(2);
+
+    assertThat(latest).extracting(OperatorAction::actor).as("newest first; in one instant, the last recorded first")
+        .containsExactly("actuator", "ops-token");
+    assertThat(latest.get(1)).isEqualTo(new OperatorAction(at, "ops-token", "requeue",
+        "group 'erp / RETRIES_EXHAUSTED / HTTP # from erp'", 55, "confirmed 55"));
+    assertThat(store.operatorActions(10)).hasSize(3).last().satisfies(first -> {
+      assertThat(first.at()).isEqualTo(at.minusSeconds(60));
+      assertThat(first.detail()).isEqualTo("by alice: maintenance");
+    });
+    assertThatThrownBy(() -> store.operatorActions(0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  public final void an_operator_actions_texts_are_cut_to_what_the_store_keeps() {
+    store.recordOperatorAction(OperatorAction.of(now(), "a".repeat(300), "requeue", "t".repeat(2500), 3,
+        "d".repeat(2500)));
+
+    OperatorAction kept = store.operatorActions(1).get(0);
+
+    assertThat(kept.actor()).hasSize(OperatorAction.MAX_ACTOR_LENGTH).endsWith("…");
+    assertThat(kept.target()).hasSize(OperatorAction.MAX_TEXT_LENGTH).endsWith("…");
+    assertThat(kept.detail()).hasSize(OperatorAction.MAX_TEXT_LENGTH);
+    assertThat(kept.entries()).isEqualTo(3);
+    assertThatThrownBy(() -> new OperatorAction(now(), "cli", "Requeue!", "x", 1, ""))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   // ------------------------------------------------------------------------------------------ rows the store cannot read

@@ -93,7 +93,7 @@ public final class PostgresTestOutbox implements AutoCloseable {
   public static void dropOutboxSchema(Statement statement, TableNames names) throws SQLException {
     statement.execute("DROP TABLE IF EXISTS " + names.qualified("outbox") + ", " + names.qualified("outbox_key") + ", "
         + names.qualified("outbox_claim") + ", " + names.qualified("outbox_destination_pause") + ", "
-        + names.qualified("schema_version") + " CASCADE");
+        + names.qualified("operator_audit") + ", " + names.qualified("schema_version") + " CASCADE");
     statement.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_assign_key_seq") + "()");
     statement.execute("DROP SEQUENCE IF EXISTS " + names.qualified("outbox_seq"));
   }

@@ -57,6 +57,7 @@ public final class Commands implements Runnable {
     line.addSubcommand(new PauseCommand.Pause(context));
     line.addSubcommand(new PauseCommand.Resume(context));
     line.addSubcommand(new PurgeCommand(context));
+    line.addSubcommand(new AuditCommand(context));
     line.setOut(context.out());
     line.setErr(context.err());
     line.setCaseInsensitiveEnumValuesAllowed(true);

@@ -3,7 +3,7 @@ package dev.outbox4j.relay.cli;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
-import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.QuarantineSelector;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +75,9 @@ abstract class EntryActionCommand implements Callable<Integer> {
   /** @return whether acting on more than one entry needs a confirmation ({@code --yes}, or a "y" at a terminal) */
   abstract boolean destructive();
 
+  /** @return the action's word in the audit log */
+  abstract String action();
+
   /** @return the exit code of the action on waiting entries; only {@code discard} has one */
   int callForWaiting() {
     context.err().println("--waiting is an option of 'discard' (and see 'park')");
@@ -114,11 +117,20 @@ abstract class EntryActionCommand implements Callable<Integer> {
     }
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
       JdbcOutboxStore store = access.store();
-      long count = selector.equals(QuarantineSelector.all())
-          ? store.stats(context.clock().instant()).quarantined() : countMatching(store, selector);
-      return BulkAction.run(context, count, count + " " + BulkAction.entries(count)
+      long count = store.countQuarantined(selector);
+      long[] changed = {0};
+      int code = BulkAction.run(context, count, count + " " + BulkAction.entries(count)
           + " waiting for an operator (quarantined or parked)" + describe(selector), verb(), done(), dryRun,
-          destructive(), yes, (limit, now) -> applyAll(store, selector, limit));
+          destructive(), yes, (limit, now) -> {
+            int batch = applyAll(store, selector, limit);
+            changed[0] += batch;
+            return batch;
+          });
+      if (changed[0] > 0) {
+        AuditLog.record(context, store, action(), "entries waiting for an operator: " + selector.describe(),
+            changed[0], "counted " + count + " first");
+      }
+      return code;
     }
   }
 
@@ -135,6 +147,7 @@ abstract class EntryActionCommand implements Callable<Integer> {
     }
     int missing = 0;
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
+      List<UUID> changed = new ArrayList<>();
       if (dryRun) {
         for (UUID id : parsed) {
           boolean waits = access.store().find(id).map(entry -> entry.status().awaitsOperator()).orElse(false);
@@ -156,45 +169,21 @@ abstract class EntryActionCommand implements Callable<Integer> {
       }
       for (UUID id : parsed) {
         if (apply(access.store(), id)) {
+          changed.add(id);
           context.out().println(done() + " " + id);
         } else {
           missing++;
           context.err().println("no quarantined entry " + id);
         }
       }
+      if (!changed.isEmpty()) {
+        AuditLog.record(context, access.store(), action(), (changed.size() == 1 ? "entry " : "entries ")
+            + String.join(", ", changed.stream().map(UUID::toString).toList()), changed.size(), "");
+      }
     }
     context.out().flush();
     context.err().flush();
     return missing == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
-  }
-
-  /**
-   * Counts the entries a selection matches by reading the quarantine list page by page, with the store's matching
-   * rules (every criterion set must match; the reason of a parked entry is its last error).
-   */
-  private static long countMatching(JdbcOutboxStore store, QuarantineSelector selector) {
-    long count = 0;
-    Long after = null;
-    while (true) {
-      List<OutboxEntry> page = store.quarantined(new QuarantineQuery(QuarantineQuery.MAX_LIMIT, after));
-      for (OutboxEntry entry : page) {
-        if (matches(selector, entry)) {
-          count++;
-        }
-      }
-      if (page.size() < QuarantineQuery.MAX_LIMIT) {
-        return count;
-      }
-      after = page.get(page.size() - 1).sequence();
-    }
-  }
-
-  private static boolean matches(QuarantineSelector selector, OutboxEntry entry) {
-    String reasonText = entry.quarantineReason() != null ? entry.quarantineReason() : entry.lastError();
-    return (selector.orderingKey() == null || selector.orderingKey().equals(entry.message().orderingKey().orElse(null)))
-        && (selector.destination() == null || selector.destination().equals(entry.message().destination()))
-        && (selector.kind() == null || selector.kind() == entry.quarantineKind())
-        && (selector.reasonContains() == null || (reasonText != null && reasonText.contains(selector.reasonContains())));
   }
 
   /** @return the selection in words, after the count: {@code  of key 'k' for destination 'd' ...}; empty for all */
@@ -251,6 +240,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     boolean destructive() {
       return false;
     }
+
+    @Override
+    String action() {
+      return OperatorAction.REQUEUE;
+    }
   }
 
   @Command(name = "discard", mixinStandardHelpOptions = true,
@@ -271,7 +265,8 @@ abstract class EntryActionCommand implements Callable<Integer> {
         return ExitCodes.USAGE;
       }
       try (OutboxAccess access = new OutboxAccess(database.read(context()))) {
-        return WaitingAction.run(context(), access, selector, "discard", "discarded", dryRun, yes,
+        return WaitingAction.run(context(), access, selector, OperatorAction.DISCARD_WAITING, "discard", "discarded",
+            dryRun, yes,
             (limit, now) -> access.store().discardWaiting(selector, now, limit));
       }
     }
@@ -299,6 +294,11 @@ abstract class EntryActionCommand implements Callable<Integer> {
     @Override
     boolean destructive() {
       return true;
+    }
+
+    @Override
+    String action() {
+      return OperatorAction.DISCARD;
     }
   }
 }

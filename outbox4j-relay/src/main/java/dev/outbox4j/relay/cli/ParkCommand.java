@@ -41,7 +41,8 @@ final class ParkCommand implements Callable<Integer> {
       return ExitCodes.USAGE;
     }
     try (OutboxAccess access = new OutboxAccess(database.read(context))) {
-      return WaitingAction.run(context, access, selector, "park", "parked", dryRun, yes,
+      return WaitingAction.run(context, access, selector, dev.outbox4j.spi.OperatorAction.PARK, "park", "parked",
+          dryRun, yes,
           (limit, now) -> access.store().parkWaiting(selector, now, limit));
     }
   }

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.cli;
 
+import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -52,6 +53,8 @@ final class PauseCommand {
         if (paused) {
           context.out().println("paused destination '" + destination + "' for every relay (they notice within"
               + " about a second)");
+          AuditLog.record(context, access.store(), OperatorAction.PAUSE, "destination '" + destination + "'", 0,
+              "by " + who + (reason.isEmpty() ? "" : ": " + reason));
         } else {
           OperatorPause pause = access.store().operatorPauses().stream()
               .filter(p -> p.destination().equals(destination)).findFirst().orElse(null);
@@ -83,6 +86,7 @@ final class PauseCommand {
       try (OutboxAccess access = new OutboxAccess(database.read(context))) {
         if (access.store().resumeDestination(destination)) {
           context.out().println("resumed destination '" + destination + "'");
+          AuditLog.record(context, access.store(), OperatorAction.RESUME, "destination '" + destination + "'", 0, "");
           context.out().flush();
           return ExitCodes.OK;
         }

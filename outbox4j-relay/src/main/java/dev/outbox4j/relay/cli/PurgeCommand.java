@@ -43,6 +43,10 @@ final class PurgeCommand implements Callable<Integer> {
         } while (deleted == batch);
         context.out().println("purged " + total + " delivered entr" + (total == 1 ? "y" : "ies") + " older than "
             + DurationFormat.format(access.store().retention().keepPeriod().orElseThrow()));
+        if (total > 0) {
+          AuditLog.record(context, access.store(), dev.outbox4j.spi.OperatorAction.PURGE, "delivered entries older"
+              + " than " + DurationFormat.format(access.store().retention().keepPeriod().orElseThrow()), total, "");
+        }
       }
       context.out().flush();
       return ExitCodes.OK;

@@ -17,6 +17,7 @@ final class WaitingAction {
    * @param context the command's surroundings
    * @param access the open store
    * @param selector which waiting entries
+   * @param action the action's word in the audit log
    * @param verb what the action does, for messages: {@code park}, {@code discard}
    * @param done the past tense: {@code parked}, {@code discarded}
    * @param dryRun whether to count only
@@ -24,11 +25,21 @@ final class WaitingAction {
    * @param batch changes one batch: (limit, now) → how many changed
    * @return the exit code
    */
-  static int run(CliContext context, OutboxAccess access, WaitingSelector selector, String verb, String done,
-      boolean dryRun, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
+  static int run(CliContext context, OutboxAccess access, WaitingSelector selector, String action, String verb,
+      String done, boolean dryRun, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
     int count = access.store().countWaiting(selector, context.clock().instant());
-    return BulkAction.run(context, count, count + " waiting " + BulkAction.entries(count) + " " + describe(selector)
-        + " (pending or failed, not in flight)", verb, done, dryRun, true, yes, batch);
+    long[] changed = {0};
+    int code = BulkAction.run(context, count, count + " waiting " + BulkAction.entries(count) + " "
+        + describe(selector) + " (pending or failed, not in flight)", verb, done, dryRun, true, yes, (limit, now) -> {
+          int one = batch.apply(limit, now);
+          changed[0] += one;
+          return one;
+        });
+    if (changed[0] > 0) {
+      AuditLog.record(context, access.store(), action, "waiting entries " + describe(selector), changed[0],
+          "counted " + count + " first");
+    }
+    return code;
   }
 
   /** @return the selector in words */

@@ -38,6 +38,7 @@ public final class ConfigReader {
   public static final String ENV_PREFIX = "OUTBOX4J_";
 
   private static final Pattern TRANSPORT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,39}");
+  private static final Pattern TOKEN_NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
 
   /** Every fixed key and its default ({@code ""} = none); the documented reference (docs/relay-app.md). */
   public static final Map<String, String> KEYS = keys();
@@ -75,6 +76,7 @@ public final class ConfigReader {
     keys.put("server.bind", "127.0.0.1");
     keys.put("server.port", "8080");
     keys.put("server.admin-token", "");
+    keys.put("server.admin-token-name", RelayConfig.Server.DEFAULT_ADMIN_TOKEN_NAME);
     keys.put("server.show-payloads", "false");
     keys.put("health.fail-readiness-when-degraded", "false");
     return java.util.Collections.unmodifiableMap(keys);
@@ -214,7 +216,12 @@ public final class ConfigReader {
           integer("server.port", 0, 65_535),
           optional("server.admin-token").orElse(null),
           bool("server.show-payloads"),
-          bool("health.fail-readiness-when-degraded"));
+          bool("health.fail-readiness-when-degraded"),
+          text("server.admin-token-name"));
+      if (!TOKEN_NAME.matcher(server.adminTokenName()).matches()) {
+        throw new ConfigException("server.admin-token-name", "must be 1 to 64 letters, digits or . _ @ -, was '"
+            + server.adminTokenName() + "'", origin("server.admin-token-name"));
+      }
       if (server.adminToken() != null && server.adminToken().length() < 16) {
         throw new ConfigException("server.admin-token", "must be at least 16 characters long",
             origin("server.admin-token"));

@@ -141,9 +141,35 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param showPayloads whether the dashboard shows payloads
    * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 rather than 200 while a destination is
    *     paused (key {@code health.fail-readiness-when-degraded})
+   * @param adminTokenName who acts with the admin token, as the audit log of operator actions names them (key
+   *     {@code server.admin-token-name}, default {@value #DEFAULT_ADMIN_TOKEN_NAME})
    */
   public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
-      boolean failReadinessWhenDegraded) {
+      boolean failReadinessWhenDegraded, String adminTokenName) {
+    /** The admin token's name when none is configured. */
+    public static final String DEFAULT_ADMIN_TOKEN_NAME = "admin";
+
+    /** @throws NullPointerException if bind or adminTokenName is {@code null} */
+    public Server {
+      Objects.requireNonNull(bind, "bind");
+      Objects.requireNonNull(adminTokenName, "adminTokenName");
+    }
+
+    /**
+     * The admin token named {@value #DEFAULT_ADMIN_TOKEN_NAME}.
+     *
+     * @param enabled whether the dashboard, metrics and health endpoints are served
+     * @param bind the address to listen on
+     * @param port the port; 0 picks a free one
+     * @param adminToken the token admin actions need, or {@code null} to generate one at start
+     * @param showPayloads whether the dashboard shows payloads
+     * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 while a destination is paused
+     */
+    public Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
+        boolean failReadinessWhenDegraded) {
+      this(enabled, bind, port, adminToken, showPayloads, failReadinessWhenDegraded, DEFAULT_ADMIN_TOKEN_NAME);
+    }
+
     /**
      * Readiness stays 200 while a destination is paused (the default).
      *
@@ -162,7 +188,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public String toString() {
       return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
           + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads
-          + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + "}";
+          + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + ", adminTokenName=" + adminTokenName + "}";
     }
   }
 

@@ -100,7 +100,8 @@ public final class RelayRuntime implements AutoCloseable {
       StatsSampler sampler = new StatsSampler(store, delivered::count, deliveries::totals, clock,
           Duration.ofSeconds(1));
       closeables.push(sampler);
-      token = AdminToken.configuredOrGenerated(config.server().adminToken(), new SecureRandom());
+      token = AdminToken.configuredOrGenerated(config.server().adminToken(), config.server().adminTokenName(),
+          new SecureRandom());
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
             relay::pausedDestinations, routes(config), config.server().failReadinessWhenDegraded(),

@@ -7,32 +7,57 @@ import java.util.HexFormat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The token that admin actions (requeue, discard) must carry as {@code Authorization: Bearer <token>}. A header, not
- * a cookie, so another site open in the same browser cannot make the browser send it (no cross-site request forgery).
+ * The token that admin actions (requeue, discard, park, pause, ...) must carry as {@code Authorization: Bearer <token>}.
+ * A header, not a cookie, so another site open in the same browser cannot make the browser send it (no cross-site
+ * request forgery). Its {@linkplain #name() name} (configured, default {@code admin}) is who the audit log of operator
+ * actions says acted; the token itself is never written anywhere.
  *
  * <p>Immutable and thread-safe. {@link #toString()} never shows the token.
  */
 public final class AdminToken {
   private final String value;
   private final boolean generated;
+  private final String name;
 
-  private AdminToken(String value, boolean generated) {
+  private AdminToken(String value, boolean generated, String name) {
     this.value = value;
     this.generated = generated;
+    this.name = name;
   }
 
   /**
+   * A token named {@code admin}.
+   *
    * @param configured the configured token, or {@code null} to generate 128 random bits
    * @param random the source of a generated token
    * @return the token
    */
   public static AdminToken configuredOrGenerated(@Nullable String configured, SecureRandom random) {
+    return configuredOrGenerated(configured, "admin", random);
+  }
+
+  /**
+   * @param configured the configured token, or {@code null} to generate 128 random bits
+   * @param name who acts with it, for the audit log; not blank
+   * @param random the source of a generated token
+   * @return the token
+   * @throws IllegalArgumentException if the name is blank
+   */
+  public static AdminToken configuredOrGenerated(@Nullable String configured, String name, SecureRandom random) {
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("an admin token's name must not be blank");
+    }
     if (configured != null) {
-      return new AdminToken(configured, false);
+      return new AdminToken(configured, false, name);
     }
     byte[] bytes = new byte[16];
     random.nextBytes(bytes);
-    return new AdminToken(HexFormat.of().formatHex(bytes), true);
+    return new AdminToken(HexFormat.of().formatHex(bytes), true, name);
+  }
+
+  /** @return who acts with this token, as the audit log names them (never the token) */
+  public String name() {
+    return name;
   }
 
   /** @return the token, to print at start-up when it was generated */
@@ -70,6 +95,6 @@ public final class AdminToken {
 
   @Override
   public String toString() {
-    return "AdminToken{****" + (generated ? ", generated" : "") + "}";
+    return "AdminToken{" + name + ", ****" + (generated ? ", generated" : "") + "}";
   }
 }

@@ -4,17 +4,14 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.outbox4j.DestinationStatus;
-import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.relay.runtime.StatsSampler;
 import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.OutboxStore;
-import dev.outbox4j.spi.QuarantineQuery;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
@@ -37,8 +33,10 @@ import java.util.function.Supplier;
  * <h2>Why it is built this way</h2>
  * <ul>
  *   <li>Reads ({@code GET}) are open to whoever can reach the address, which is 127.0.0.1 unless configured otherwise.
- *       Actions that change the outbox ({@code POST .../requeue}, {@code .../discard}) need the admin token as a
- *       bearer header: none is 401, a wrong one 403, and neither touches the store.
+ *       Actions that change the outbox or a destination ({@code POST /api/actions/...}, {@code /api/entries/...}) need
+ *       the admin token as a bearer header: none is 401, a wrong one 403, and neither touches the store. Each is asked
+ *       for its count first and applied only with the count the operator confirmed, and is recorded in the audit
+ *       log under the token's name ({@link OperatorApi}).
  *   <li>Payloads stay out of every response unless {@code server.show-payloads} is on: they are business data.
  *   <li>The page's script builds the page with {@code textContent} only, and the responses forbid inline scripts
  *       ({@code Content-Security-Policy}), so an error text or key holding markup is shown, never run.
@@ -58,7 +56,6 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Handlers run on a small private executor.
  */
 public final class DashboardServer implements AutoCloseable {
-  private static final int PAYLOAD_SHOWN = 2048;
   /** The routes key of the transport for every destination not named (the configuration's {@code '*'}). */
   private static final String ANY_DESTINATION = "*";
 
@@ -113,9 +110,14 @@ public final class DashboardServer implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/", guarded(this::page));
     server.createContext("/api/status", guarded(this::status));
-    server.createContext("/api/quarantined", guarded(this::quarantined));
     server.createContext("/api/destinations", guarded(this::destinations));
-    server.createContext("/api/entries/", guarded(this::action));
+    OperatorApi operator = new OperatorApi(store, sampler, token, showPayloads, clock);
+    server.createContext("/api/quarantined", guarded(exchange -> operator.serve(exchange, operator::quarantined)));
+    server.createContext("/api/quarantine/groups", guarded(exchange -> operator.serve(exchange, operator::groups)));
+    server.createContext("/api/entries/", guarded(exchange -> operator.serve(exchange, operator::entryAction)));
+    server.createContext("/api/actions/", guarded(exchange -> operator.serve(exchange, operator::action)));
+    server.createContext("/api/audit", guarded(exchange -> operator.serve(exchange, operator::audit)));
+    server.createContext("/api/pauses", guarded(exchange -> operator.serve(exchange, operator::pauses)));
     server.createContext("/metrics", guarded(this::metrics));
     server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
         "{\"status\":\"UP\"}")));
@@ -139,7 +141,8 @@ public final class DashboardServer implements AutoCloseable {
     return host.contains(":") ? "[" + host + "]" : host;
   }
 
-  private interface Handler {
+  /** A request handler that may throw. */
+  interface Handler {
     void handle(HttpExchange exchange) throws IOException;
   }
 
@@ -166,6 +169,7 @@ public final class DashboardServer implements AutoCloseable {
     switch (path) {
       case "/", "/index.html" -> resource(exchange, "index.html", "text/html; charset=utf-8");
       case "/dashboard.js" -> resource(exchange, "dashboard.js", "text/javascript; charset=utf-8");
+      case "/operator.js" -> resource(exchange, "operator.js", "text/javascript; charset=utf-8");
       case "/dashboard.css" -> resource(exchange, "dashboard.css", "text/css; charset=utf-8");
       default -> send(exchange, 404, "text/plain; charset=utf-8", "not found");
     }
@@ -298,81 +302,6 @@ public final class DashboardServer implements AutoCloseable {
     return row;
   }
 
-  private void quarantined(HttpExchange exchange) throws IOException {
-    int limit = 100;
-    String query = exchange.getRequestURI().getRawQuery();
-    if (query != null && query.startsWith("limit=")) {
-      try {
-        limit = Math.max(1, Math.min(QuarantineQuery.MAX_LIMIT, Integer.parseInt(query.substring(6))));
-      } catch (NumberFormatException e) {
-        send(exchange, 400, "application/json", "{\"error\":\"limit must be an integer\"}");
-        return;
-      }
-    }
-    List<Object> entries = new ArrayList<>();
-    for (OutboxEntry entry : store.quarantined(QuarantineQuery.first(limit))) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("id", entry.id().toString());
-      row.put("sequence", entry.sequence());
-      row.put("key", entry.message().orderingKey().orElse(null));
-      row.put("destination", entry.message().destination());
-      row.put("attempts", entry.attempts());
-      row.put("kind", entry.quarantineKind() == null ? null : entry.quarantineKind().name());
-      row.put("reason", entry.quarantineReason());
-      row.put("lastError", entry.lastError());
-      row.put("createdAt", entry.createdAt().toString());
-      if (showPayloads) {
-        byte[] payload = entry.message().payload();
-        String text = new String(payload, 0, Math.min(payload.length, PAYLOAD_SHOWN), StandardCharsets.UTF_8);
-        row.put("payload", payload.length > PAYLOAD_SHOWN ? text + "…" : text);
-      }
-      entries.add(row);
-    }
-    sendJson(exchange, 200, Map.of("entries", entries));
-  }
-
-  private void action(HttpExchange exchange) throws IOException {
-    URI uri = exchange.getRequestURI();
-    String[] parts = uri.getPath().substring("/api/entries/".length()).split("/");
-    if (parts.length != 2 || !(parts[1].equals("requeue") || parts[1].equals("discard"))) {
-      send(exchange, 404, "application/json", "{\"error\":\"not found\"}");
-      return;
-    }
-    if (!exchange.getRequestMethod().equals("POST")) {
-      exchange.getResponseHeaders().set("Allow", "POST");
-      send(exchange, 405, "application/json", "{\"error\":\"use POST\"}");
-      return;
-    }
-    switch (token.check(exchange.getRequestHeaders().getFirst("Authorization"))) {
-      case MISSING -> {
-        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"outbox4j\"");
-        send(exchange, 401, "application/json", "{\"error\":\"the admin token is required\"}");
-        return;
-      }
-      case WRONG -> {
-        send(exchange, 403, "application/json", "{\"error\":\"the admin token is wrong\"}");
-        return;
-      }
-      case ACCEPTED -> {
-        // go on
-      }
-    }
-    UUID id;
-    try {
-      id = UUID.fromString(parts[0]);
-    } catch (IllegalArgumentException e) {
-      send(exchange, 400, "application/json", "{\"error\":\"not an entry id\"}");
-      return;
-    }
-    boolean done = parts[1].equals("requeue") ? store.requeue(id, clock.instant()) : store.discard(id);
-    sampler.sampleSoon();
-    if (done) {
-      sendJson(exchange, 200, Map.of("id", id.toString(), "action", parts[1], "done", true));
-    } else {
-      sendJson(exchange, 404, Map.of("id", id.toString(), "error", "no quarantined entry has this id"));
-    }
-  }
-
   private void metrics(HttpExchange exchange) throws IOException {
     send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
   }
@@ -398,7 +327,7 @@ public final class DashboardServer implements AutoCloseable {
     sendJson(exchange, failReadinessWhenDegraded ? 503 : 200, body);
   }
 
-  private static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {
+  static void sendJson(HttpExchange exchange, int status, Object body) throws IOException {
     send(exchange, status, "application/json", Json.write(body));
   }
 

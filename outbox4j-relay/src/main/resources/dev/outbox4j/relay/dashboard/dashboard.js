@@ -1,23 +1,13 @@
-// The outbox4j dashboard: polls the relay's JSON API and draws everything with DOM text nodes and SVG.
+// The outbox4j dashboard: polls the relay's JSON API and draws everything with DOM text nodes and SVG. What waits for
+// an operator, the operator's actions and the audit log are drawn by operator.js.
 // No library and no network access beyond this relay. Data is only ever inserted as text (never as HTML).
 (function () {
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
   var CHART_SECONDS = 300;
-  var showPayloads = false;
 
   function byId(id) { return document.getElementById(id); }
   function text(id, value) { byId(id).textContent = value; }
-
-  // A token in the page's fragment (#token=...) is kept for this tab and removed from the address bar.
-  var match = /[#&]token=([^&]+)/.exec(window.location.hash);
-  if (match) {
-    sessionStorage.setItem('outbox4j-token', decodeURIComponent(match[1]));
-    history.replaceState(null, '', window.location.pathname);
-  }
-  var tokenInput = byId('token');
-  tokenInput.value = sessionStorage.getItem('outbox4j-token') || '';
-  tokenInput.addEventListener('input', function () { sessionStorage.setItem('outbox4j-token', tokenInput.value); });
 
   function format(value, digits) {
     if (value === null || value === undefined) { return '–'; }
@@ -116,7 +106,6 @@
         text('lag', duration(status.lagSeconds));
         text('blocked-age', status.blocked ? duration(status.blockedSeconds) : '–');
         text('delivered', format(status.delivered, 0));
-        showPayloads = !!status.showPayloads;
         drawChart(status.history || []);
         drawExtra(status.extra);
       })
@@ -133,34 +122,6 @@
     if (cls) { td.className = cls; }
     row.appendChild(td);
     return td;
-  }
-
-  function say(message, ok) {
-    var node = byId('message');
-    node.textContent = message;
-    node.className = ok ? 'ok' : 'error';
-  }
-
-  function act(id, action, row) {
-    var token = tokenInput.value.trim();
-    var headers = {};
-    if (token) { headers.Authorization = 'Bearer ' + token; }
-    fetch('/api/entries/' + encodeURIComponent(id) + '/' + action, { method: 'POST', headers: headers })
-      .then(function (response) {
-        if (response.ok) {
-          if (row.parentNode) { row.parentNode.removeChild(row); }
-          say((action === 'requeue' ? 'Requeued ' : 'Discarded ') + id, true);
-          refreshQuarantine();
-        } else if (response.status === 401) {
-          say('The admin token is required (it is printed when the relay starts).', false);
-        } else if (response.status === 403) {
-          say('The admin token is wrong.', false);
-        } else {
-          say('The entry is no longer quarantined.', false);
-          refreshQuarantine();
-        }
-      })
-      .catch(function () { say('The relay did not answer.', false); });
   }
 
   function when(iso, seconds, future) {
@@ -219,45 +180,7 @@
       .catch(function () { /* the status badge already says the relay is unreachable */ });
   }
 
-  function refreshQuarantine() {
-    return fetch('/api/quarantined?limit=100', { cache: 'no-store' })
-      .then(function (response) { return response.json(); })
-      .then(function (data) {
-        var body = document.querySelector('#quarantine-table tbody');
-        while (body.firstChild) { body.removeChild(body.firstChild); }
-        var payloadHeader = document.querySelector('.payload-column');
-        payloadHeader.hidden = !showPayloads;
-        (data.entries || []).forEach(function (entry) {
-          var row = document.createElement('tr');
-          row.setAttribute('data-id', entry.id);
-          row.setAttribute('data-destination', entry.destination);
-          cell(row, entry.id, 'id');
-          cell(row, entry.key);
-          cell(row, entry.destination, 'destination');
-          cell(row, entry.attempts);
-          cell(row, entry.reason, 'error');
-          cell(row, entry.lastError !== null && entry.lastError === entry.reason ? '(same as reason)' : entry.lastError,
-            'error');
-          if (showPayloads) { cell(row, entry.payload, 'payload'); }
-          var actions = document.createElement('td');
-          [['requeue', 'Requeue'], ['discard', 'Discard']].forEach(function (pair) {
-            var button = document.createElement('button');
-            button.type = 'button';
-            button.className = pair[0];
-            button.textContent = pair[1];
-            button.addEventListener('click', function () { act(entry.id, pair[0], row); });
-            actions.appendChild(button);
-          });
-          row.appendChild(actions);
-          body.appendChild(row);
-        });
-        byId('quarantine-empty').hidden = (data.entries || []).length > 0;
-      })
-      .catch(function () { /* the status badge already says the relay is unreachable */ });
-  }
-
-  refreshStatus().then(refreshDestinations).then(refreshQuarantine);
+  refreshStatus().then(refreshDestinations);
   setInterval(refreshStatus, 1000);
   setInterval(refreshDestinations, 1000);
-  setInterval(refreshQuarantine, 2000);
 }());

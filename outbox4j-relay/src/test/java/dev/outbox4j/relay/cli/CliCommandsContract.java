@@ -108,7 +108,7 @@ abstract class CliCommandsContract {
   @Test
   final void every_command_prints_its_help_and_exits_0() {
     for (String command : List.of("demo", "run", "migrate", "status", "quarantined", "requeue", "discard", "purge",
-        "park", "pause", "resume")) {
+        "park", "pause", "resume", "audit")) {
       CliRun run = CliRun.of(command, "--help");
       assertThat(run.code()).as(command).isZero();
       assertThat(run.out()).as(command).contains("Usage:", command);
@@ -326,6 +326,46 @@ abstract class CliCommandsContract {
     assertThat(store.find(waiting.id())).isPresent();
     CliRun deleting = cli("purge", config(""));
     assertThat(deleting.out()).contains("nothing to purge");
+  }
+
+  @Test
+  final void every_change_an_operator_command_makes_is_in_the_audit_log_and_audit_lists_it_newest_first()
+      throws Exception {
+    store.migrate();
+    Path config = config("  keep-delivered: 1s\n");
+    OutboxEntry requeued = quarantinedEntry("audit-1");
+    quarantinedEntry("audit-2");
+    store.enqueue(message("webhooks", "hook-1"));
+    store.enqueue(message("webhooks", "hook-2"));
+
+    assertThat(cli("requeue", config, requeued.id().toString()).code()).isZero();
+    assertThat(cli("discard", config, "--destination", "legacy-erp", "--kind", "PERMANENT_FAILURE").code()).isZero();
+    assertThat(cli("park", config, "--destination", "webhooks", "--dry-run").code()).isZero(); // not a change
+    assertThat(cli("park", config, "--destination", "webhooks", "--yes").code()).isZero();
+    assertThat(cli("pause", config, "--destination", "webhooks", "--by", "alice", "--reason", "migrating").code())
+        .isZero();
+    assertThat(cli("pause", config, "--destination", "webhooks").code()).isZero(); // already paused: no change
+    assertThat(cli("resume", config, "--destination", "webhooks").code()).isZero();
+    assertThat(cli("requeue", config, "--all").code()).isZero(); // the two parked entries
+    assertThat(cli("discard", config, "--key", "nobody").code()).isEqualTo(ExitCodes.NOT_FOUND); // matched nothing
+
+    assertThat(store.operatorActions(100)).extracting(a -> a.action() + " " + a.entries())
+        .containsExactly("requeue 2", "resume 0", "pause 0", "park 2", "discard 1", "requeue 1");
+    assertThat(store.operatorActions(100)).allSatisfy(a -> assertThat(a.actor()).isEqualTo("cli"));
+    assertThat(store.operatorActions(100).get(5).target()).isEqualTo("entry " + requeued.id());
+    assertThat(store.operatorActions(100).get(4).target())
+        .isEqualTo("entries waiting for an operator: destination 'legacy-erp', kind PERMANENT_FAILURE");
+    assertThat(store.operatorActions(100).get(3).target()).isEqualTo("waiting entries for destination 'webhooks'");
+    assertThat(store.operatorActions(100).get(2).detail()).isEqualTo("by alice: migrating");
+
+    CliRun audit = cli("audit", config, "--limit", "2");
+    assertThat(audit.code()).as(audit.err()).isZero();
+    assertThat(audit.out()).contains("WHO", "WHAT", "ENTRIES")
+        .contains("cli               requeue                2  entries waiting for an operator: every entry")
+        .contains("cli               resume                 0  destination 'webhooks'")
+        .contains("2 operator actions shown, newest first")
+        .doesNotContain("pause ");
+    assertThat(cli("audit", config, "--limit", "0").code()).isEqualTo(ExitCodes.USAGE);
   }
 
   @Test

@@ -57,6 +57,20 @@ class ConfigReaderTest {
   }
 
   @Test
+  void the_admin_token_has_a_name_for_the_audit_log_admin_unless_configured_and_a_bad_name_is_refused()
+      throws IOException {
+    assertThat(ConfigReader.read(file(MINIMAL), List.of(), Map.of()).server().adminTokenName()).isEqualTo("admin");
+    assertThat(ConfigReader.read(file(MINIMAL + "server:\n  admin-token-name: ops-alice\n"), List.of(), Map.of())
+        .server().adminTokenName()).isEqualTo("ops-alice");
+    assertThat(ConfigReader.read(file(MINIMAL), List.of(), Map.of("OUTBOX4J_SERVER_ADMIN_TOKEN_NAME", "oncall@acme"))
+        .server().adminTokenName()).isEqualTo("oncall@acme");
+    assertThatThrownBy(() -> ConfigReader.read(file(MINIMAL + "server:\n  admin-token-name: 'two words'\n"),
+        List.of(), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'server.admin-token-name' must be 1 to 64 letters, digits or . _ @ -, was 'two words'");
+  }
+
+  @Test
   void an_unknown_claim_strategy_is_refused_with_the_values_it_may_take() throws IOException {
     Path file = file(MINIMAL + "  claims: advisory\n");
     assertThatThrownBy(() -> ConfigReader.read(file, List.of(), Map.of()))

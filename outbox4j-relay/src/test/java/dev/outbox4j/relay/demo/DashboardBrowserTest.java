@@ -4,13 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox4j.EntryStatus;
 import dev.outbox4j.Message;
+import dev.outbox4j.QuarantineReason;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.relay.config.ConfigReader;
 import dev.outbox4j.relay.runtime.RelayRuntime;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.QuarantineSelector;
+import dev.outbox4j.spi.WaitingSelector;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -26,8 +36,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, installed by
- * .ci/run) against the running demo: counts move while the producer writes, the refusing destination's entry shows up
- * in quarantine, a wrong token is refused, the right one requeues it and it leaves the list.
+ * .ci/run): against the running demo, counts move while the producer writes, a quarantined entry shows up in its group,
+ * a wrong token is refused, the right one requeues it after a confirmation and it leaves the list; against a relay
+ * over a seeded outbox, the quarantine grouped by failure and paged with totals, and every destructive action asked
+ * first, refused when its count changed meanwhile, and written to the audit log.
  */
 class DashboardBrowserTest {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -45,20 +57,32 @@ class DashboardBrowserTest {
     return text.isEmpty() || text.equals("–") ? -1 : (long) Double.parseDouble(text.replace(" s", ""));
   }
 
-  @Test
-  void the_dashboard_shows_messages_flowing_and_requeues_a_quarantined_entry_with_the_token() throws Exception {
+  /** Clicks what the selector finds, again if the page redrew it just then. */
+  private static void click(WebDriverWait wait, By selector) {
+    wait.ignoring(StaleElementReferenceException.class).until(d -> {
+      d.findElement(selector).click();
+      return true;
+    });
+  }
+
+  private WebDriver chromium(String windowSize) {
     assertThat(CHROMIUM).as("install Debian's chromium and chromium-driver (see .ci/run)").exists();
     assertThat(CHROMEDRIVER).as("install Debian's chromium and chromium-driver (see .ci/run)").exists();
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM.toFile());
     options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1280,1400");
+        "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=" + windowSize);
     ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
         .usingAnyFreePort().build();
+    return new ChromeDriver(service, options);
+  }
+
+  @Test
+  void the_dashboard_shows_messages_flowing_and_requeues_a_quarantined_entry_with_the_token() throws Exception {
     try (Demo demo = Demo.start(0, demoDir, 20, Clock.systemUTC())) {
       RelayRuntime runtime = demo.runtime();
-      WebDriver driver = new ChromeDriver(service, options);
+      WebDriver driver = chromium("1280,1400");
       try {
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60), Duration.ofMillis(100));
         driver.get(runtime.baseUrl() + "/");
@@ -66,14 +90,24 @@ class DashboardBrowserTest {
         wait.until(d -> number(d, "delivered") > 0);
         long first = number(driver, "delivered");
         wait.until(d -> number(d, "delivered") > first + 20);
-        assertThat(driver.findElement(By.id("ready")).getText()).isEqualTo("database reachable");
+        assertThat(driver.findElement(By.id("ready")).getText())
+            .as("legacy-erp may be paused for a moment when a pass finds only its refused invoices")
+            .isIn("database reachable", "1 destination paused");
         assertThat(number(driver, "waiting")).isGreaterThanOrEqualTo(0);
         assertThat(driver.findElements(By.cssSelector("#chart polyline"))).isNotEmpty();
 
-        WebElement row = wait.until(d -> d.findElements(By.cssSelector("tr[data-destination='legacy-erp']")).stream()
-            .findFirst().orElse(null));
-        String id = row.getAttribute("data-id");
-        assertThat(row.getText()).contains("legacy-erp", "gave up after 3 attempts", "HTTP 503");
+        // an entry for a destination no transport serves is quarantined at once; paused, it stays out once requeued
+        String id = runtime.store().enqueue(Message.builder().withDestination("unrouted").withOrderingKey("order-7")
+            .withPayload("{}".getBytes(StandardCharsets.UTF_8)).build()).id().toString();
+        wait.until(d -> runtime.store().find(UUID.fromString(id)).orElseThrow().status() == EntryStatus.QUARANTINED);
+        runtime.store().pauseDestination("unrouted", "test", "keeps the requeued entry from coming back", Instant.now());
+        String group = wait.until(d -> d.findElements(By.cssSelector("#groups-table tr.group")).stream()
+            .filter(g -> g.getText().contains("unrouted")).findFirst().map(g -> g.getAttribute("data-group"))
+            .orElse(null));
+        assertThat(driver.findElement(By.cssSelector("tr.group[data-group='" + group + "']")).getText())
+            .contains("unrouted", "PERMANENT_FAILURE", "no transport is configured for destination 'unrouted'");
+        click(wait, By.cssSelector("tr.group[data-group='" + group + "'] button.expand"));
+        wait.until(d -> !d.findElements(By.cssSelector("tr.entry[data-id='" + id + "']")).isEmpty());
         Files.createDirectories(target());
         Files.write(target().resolve("dashboard-quarantine.png"),
             ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
@@ -81,15 +115,19 @@ class DashboardBrowserTest {
         WebElement token = driver.findElement(By.id("token"));
         token.clear();
         token.sendKeys("not-the-token-at-all");
-        driver.findElement(By.cssSelector("tr[data-id='" + id + "'] button.requeue")).click();
+        click(wait, By.cssSelector("tr[data-id='" + id + "'] button.requeue"));
         wait.until(d -> d.findElement(By.id("message")).getText().contains("wrong"));
+        assertThat(driver.findElement(By.id("confirm-dialog")).isDisplayed()).isFalse();
         assertThat(demo.runtime().store().find(UUID.fromString(id)).orElseThrow().status())
             .isEqualTo(EntryStatus.QUARANTINED);
 
         token.clear();
         token.sendKeys(runtime.adminToken().value());
         wait.until(d -> d.findElements(By.cssSelector("tr[data-id='" + id + "'] button.requeue")).size() == 1);
-        driver.findElement(By.cssSelector("tr[data-id='" + id + "'] button.requeue")).click();
+        click(wait, By.cssSelector("tr[data-id='" + id + "'] button.requeue"));
+        wait.until(d -> d.findElement(By.id("confirm-dialog")).isDisplayed());
+        assertThat(driver.findElement(By.id("confirm-text")).getText()).contains("Requeue entry " + id, "1 entry");
+        driver.findElement(By.id("confirm-ok")).click();
         wait.until(d -> d.findElement(By.id("message")).getText().equals("Requeued " + id));
         wait.until(d -> d.findElements(By.cssSelector("tr[data-id='" + id + "']")).isEmpty());
         List<WebElement> stillListed = driver.findElements(By.cssSelector("tr[data-id='" + id + "']"));
@@ -175,5 +213,135 @@ class DashboardBrowserTest {
   private static double cellNumber(WebDriver driver, String destination, String column) {
     String text = cell(driver, destination, column);
     return text == null || text.isEmpty() || text.equals("–") ? -1 : Double.parseDouble(text.replace(",", ""));
+  }
+
+  /** Writes entries and quarantines them with the reason, {@code {n}} standing for each one's sequence. */
+  private static void quarantine(JdbcOutboxStore store, String destination, int count, QuarantineReason reason) {
+    for (int i = 0; i < count; i++) {
+      store.enqueue(Message.builder().withDestination(destination).withOrderingKey(destination + "-" + i)
+          .withPayload("{}".getBytes(StandardCharsets.UTF_8)).build());
+    }
+    for (List<Claim> claims = store.claim(500, Instant.now(), Duration.ofMinutes(1)); !claims.isEmpty();
+        claims = store.claim(500, Instant.now(), Duration.ofMinutes(1))) {
+      for (Claim claim : claims) {
+        String text = reason.text().replace("{n}", Long.toString(claim.entry().sequence()));
+        assertThat(store.quarantine(claim, new QuarantineReason(reason.kind(), text))).isTrue();
+      }
+    }
+  }
+
+  private static Message waiting(String key) {
+    return Message.builder().withDestination("webhooks").withOrderingKey(key)
+        .withNotBefore(Instant.now().plus(Duration.ofHours(1))).withPayload("{}".getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  private static String text(WebDriver driver, String css) {
+    return driver.findElement(By.cssSelector(css)).getText();
+  }
+
+  @Test
+  void the_quarantine_is_grouped_by_failure_paged_with_totals_and_every_destructive_action_asks_first()
+      throws Exception {
+    String url = "jdbc:h2:file:" + demoDir.resolve("operator").toAbsolutePath();
+    JdbcDataSource seed = new JdbcDataSource();
+    seed.setURL(url + ";DB_CLOSE_DELAY=-1"); // kept open: H2 may lose the last writes of a file closed and reopened
+    JdbcOutboxStore seeding = JdbcOutboxStore.builder(seed).build();
+    seeding.migrate();
+    quarantine(seeding, "erp", 114,
+        QuarantineReason.retriesExhausted("gave up after 3 attempts; last error: HTTP 503 from erp after {n} ms"));
+    quarantine(seeding, "crm", 55, QuarantineReason.permanentFailure("HTTP 400 from crm: field customer.{n} rejected"));
+    quarantine(seeding, "billing", 3, QuarantineReason.permanentFailure("HTTP 404 from billing"));
+    Path file = demoDir.resolve("relay.yaml");
+    Files.writeString(file, "database:\n  url: '" + url + "'\n"
+        + "server:\n  port: 0\n  admin-token: browser-admin-token-0123\n  admin-token-name: ops-alice\n"
+        + "transports:\n  hooks:\n    type: http\n    endpoint.orders: http://127.0.0.1:9/never\n"
+        + "destinations:\n  orders: hooks\n");
+    try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
+      JdbcOutboxStore store = runtime.store();
+      WebDriver driver = chromium("1400,1600");
+      try {
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30), Duration.ofMillis(100));
+        wait.ignoring(StaleElementReferenceException.class);
+        driver.get(runtime.baseUrl() + "/#token=browser-admin-token-0123");
+
+        wait.until(d -> d.findElements(By.cssSelector("#groups-table tr.group")).size() == 3);
+        assertThat(text(driver, "#quarantine-summary")).isEqualTo("172 entries wait for an operator, in 3 groups");
+        List<WebElement> groups = driver.findElements(By.cssSelector("#groups-table tr.group"));
+        assertThat(groups).extracting(g -> g.getAttribute("data-count")).containsExactly("114", "55", "3");
+        assertThat(groups.get(0).getText()).contains("erp", "RETRIES_EXHAUSTED",
+            "gave up after # attempts; last error: HTTP # from erp after # ms");
+        String erp = groups.get(0).getAttribute("data-group");
+        String crm = groups.get(1).getAttribute("data-group");
+
+        // one group's entries, a hundred at a time, with the total
+        click(wait, By.cssSelector("tr.group[data-group='" + erp + "'] button.expand"));
+        String pager = "tr.group-entries[data-group='" + erp + "'] .entries-pager";
+        wait.until(d -> text(d, pager + " .range").equals("1–100 of 114"));
+        assertThat(driver.findElements(By.cssSelector("tr.group-entries[data-group='" + erp + "'] tr.entry")))
+            .hasSize(100);
+        click(wait, By.cssSelector(pager + " button.next"));
+        wait.until(d -> text(d, pager + " .range").equals("101–114 of 114"));
+        assertThat(driver.findElements(By.cssSelector("tr.group-entries[data-group='" + erp + "'] tr.entry")))
+            .hasSize(14);
+        assertThat(driver.findElement(By.cssSelector(pager + " button.next")).isEnabled()).isFalse();
+        click(wait, By.cssSelector(pager + " button.previous"));
+        wait.until(d -> text(d, pager + " .range").equals("1–100 of 114"));
+        Files.createDirectories(target());
+        Files.write(target().resolve("dashboard-quarantine-groups.png"),
+            ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+        click(wait, By.cssSelector("tr.group[data-group='" + erp + "'] button.expand"));
+
+        // a group discard shows the count and changes nothing until confirmed
+        click(wait, By.cssSelector("tr.group[data-group='" + crm + "'] button.discard-group"));
+        wait.until(d -> d.findElement(By.id("confirm-dialog")).isDisplayed());
+        assertThat(text(driver, "#confirm-text")).startsWith("Discard 55 entries of group crm / PERMANENT_FAILURE /"
+            + " HTTP # from crm: field customer.# rejected?");
+        driver.findElement(By.id("confirm-cancel")).click();
+        wait.until(d -> text(d, "#message").equals("Nothing was changed."));
+        assertThat(store.countQuarantined(QuarantineSelector.ofDestination("crm"))).isEqualTo(55);
+        click(wait, By.cssSelector("tr.group[data-group='" + crm + "'] button.discard-group"));
+        wait.until(d -> d.findElement(By.id("confirm-dialog")).isDisplayed());
+        driver.findElement(By.id("confirm-ok")).click();
+        wait.until(d -> text(d, "#message").equals("Discarded 55 entries"));
+        assertThat(store.countQuarantined(QuarantineSelector.ofDestination("crm"))).isZero();
+        wait.until(d -> d.findElements(By.cssSelector("#groups-table tr.group")).size() == 2);
+
+        // a count that changed between the question and the answer is refused, and nothing changes
+        store.enqueue(waiting("hook-1"));
+        store.enqueue(waiting("hook-2"));
+        store.enqueue(waiting("hook-3"));
+        driver.findElement(By.id("op-destination")).sendKeys("webhooks");
+        click(wait, By.id("op-park"));
+        wait.until(d -> d.findElement(By.id("confirm-dialog")).isDisplayed());
+        assertThat(text(driver, "#confirm-text")).startsWith("Park the 3 waiting entries for destination 'webhooks'?");
+        store.enqueue(waiting("hook-4"));
+        driver.findElement(By.id("confirm-ok")).click();
+        wait.until(d -> text(d, "#message").startsWith("The count changed meanwhile (4 now, 3 confirmed)"));
+        assertThat(store.countWaiting(WaitingSelector.ofDestination("webhooks"), Instant.now())).isEqualTo(4);
+
+        // pause by hand, confirmed, listed, and every change is in the audit log under the token's name
+        driver.findElement(By.id("op-reason")).sendKeys("endpoint migrating");
+        click(wait, By.id("op-pause"));
+        wait.until(d -> d.findElement(By.id("confirm-dialog")).isDisplayed());
+        assertThat(text(driver, "#confirm-text")).contains("Pause destination 'webhooks' for every relay?",
+            "4 waiting entries are held back");
+        driver.findElement(By.id("confirm-ok")).click();
+        wait.until(d -> text(d, "#message").equals("Paused destination 'webhooks'"));
+        wait.until(d -> !d.findElements(By.cssSelector("#pauses-table tr[data-paused='webhooks']")).isEmpty());
+        assertThat(text(driver, "#pauses-table tr[data-paused='webhooks']")).contains("ops-alice",
+            "endpoint migrating");
+        wait.until(d -> d.findElements(By.cssSelector("#audit-table tr.audit")).size() == 2);
+        List<WebElement> audit = driver.findElements(By.cssSelector("#audit-table tr.audit"));
+        assertThat(audit.get(0).getText()).contains("ops-alice", "pause", "destination 'webhooks'");
+        assertThat(audit.get(1).getText()).contains("ops-alice", "discard", "55",
+            "group crm / PERMANENT_FAILURE / HTTP # from crm: field customer.# rejected", "confirmed 55");
+        Files.write(target().resolve("dashboard-operator.png"),
+            ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+      } finally {
+        driver.quit();
+        seeding.close();
+      }
+    }
   }
 }

@@ -64,7 +64,7 @@ class SigtermTest {
         Duration stopping = Duration.between(signalled, Instant.now());
         assertThat(stopping).as("time from SIGTERM to exit").isLessThan(GRACE.plusSeconds(3));
         assertThat(relay.exitValue()).isEqualTo(143);
-        assertThat(Files.readString(log, StandardCharsets.UTF_8)).contains("stopping (grace 4000 ms)", "stopped");
+        assertThat(Files.readString(log, StandardCharsets.UTF_8)).contains("stopping (grace 4s)", "stopped");
       } finally {
         relay.destroyForcibly();
       }

@@ -67,10 +67,18 @@ class DashboardServerTest {
       assertThat(unchanged.version()).isEqualTo(entry.version());
       assertThat(unchanged.attempts()).isEqualTo(entry.attempts());
 
-      HttpResponse<String> discarded = Http.post(base + "/discard", "Bearer " + TOKEN);
+      HttpResponse<String> unconfirmed = Http.post(base + "/discard", "Bearer " + TOKEN);
+      assertThat(unconfirmed.statusCode()).isEqualTo(400);
+      assertThat(unconfirmed.body()).contains("dryRun=true", "confirm=N");
+      HttpResponse<String> dryRun = Http.post(base + "/discard?dryRun=true", "Bearer " + TOKEN);
+      assertThat(dryRun.statusCode()).isEqualTo(200);
+      assertThat(dryRun.body()).contains("\"count\":1", "\"dryRun\":true");
+      assertThat(store.find(entry.id())).isPresent();
+      HttpResponse<String> discarded = Http.post(base + "/discard?confirm=1", "Bearer " + TOKEN);
       assertThat(discarded.statusCode()).isEqualTo(200);
+      assertThat(discarded.body()).contains("\"changed\":1");
       assertThat(store.find(entry.id())).isEmpty();
-      assertThat(Http.post(base + "/discard", "Bearer " + TOKEN).statusCode()).isEqualTo(404);
+      assertThat(Http.post(base + "/discard?confirm=1", "Bearer " + TOKEN).statusCode()).isEqualTo(404);
     }
   }
 

@@ -28,6 +28,15 @@ final class Http {
     return send(request.build());
   }
 
+  static HttpResponse<String> post(String url, @Nullable String authorization, String body) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+        .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return send(request.build());
+  }
+
   private static HttpResponse<String> send(HttpRequest request) {
     try {
       return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
