@@ -56,7 +56,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code outbox4j.blocked.age}</td><td>gauge, seconds</td><td>age of the oldest blocked entry; 0 when none
  *   is blocked</td></tr>
  *   <tr><td>{@code outbox4j.stats.age}</td><td>gauge, seconds</td><td>how old the snapshot behind the outbox gauges
- *   is; grows while the database cannot answer (NaN before the first snapshot)</td></tr>
+ *   is (before any snapshot: how long since {@link #bindTo}); grows while the database cannot answer</td></tr>
  *   <tr><td>{@code outbox4j.stats.failures}</td><td>counter</td><td>stats queries that failed</td></tr>
  *   <tr><td>{@code outbox4j.destination.paused}</td><td>gauge, tag {@code destination}</td><td>1 for each destination
  *   a relay has paused (all of its deliveries failing alike); the row is removed when it resumes</td></tr>
@@ -83,22 +83,36 @@ import org.jspecify.annotations.Nullable;
  * refresh, so a series that disappears means nothing waits there. {@code withDestinationGauges(0)} turns them off,
  * and the second query with them.
  *
- * <h2>Why scrapes never block</h2>
+ * <h2>Why scrapes never block, and never read NaN</h2>
  * The gauges show a snapshot of {@link OutboxStore#stats}; reading a gauge never queries the store on the scraping
- * thread. When the snapshot is older than the refresh interval (default 5 s), a read starts one refresh on the
- * executor (default: a short-lived daemon thread) and returns the values it has at once. During a database outage a
- * stats query can wait for the pool's connection timeout or the store's query timeout; the scrape does not wait with
- * it, at most one query is in flight however often the registry is scraped, and {@code outbox4j.stats.age} shows how
- * stale the values are (alert on it), while {@code outbox4j.stats.failures} counts the failed queries. A failing query
- * leaves the last values in place. A busy Prometheus cannot turn into a load on the database either.
+ * thread. The first snapshot is taken in {@link #bindTo}, on the binding thread, before any gauge is registered, so the
+ * first scrape already has real numbers. After that a refresh runs in the background once per refresh interval
+ * (default 5 s; ticks on one shared daemon thread, the query itself on the executor, default a short-lived daemon
+ * thread), so while the database answers a scrape sees values at most one refresh interval old (plus the query's own
+ * time); a read that finds the snapshot older than that starts a refresh too. During a database outage a stats query
+ * can wait for the pool's connection timeout or the store's query timeout; the scrape does not wait with it, at most
+ * one query is in flight however often the registry is scraped or the ticks come, the gauges keep their last values,
+ * and {@code outbox4j.stats.age} shows how stale they are (alert on it), while {@code outbox4j.stats.failures} counts
+ * the failed queries. If not even the first query has answered, the outbox gauges read {@value #NO_ANSWER} (a count or
+ * an age cannot be negative, so no alert on {@code > N} fires on it) and {@code outbox4j.stats.age} counts from
+ * {@link #bindTo}. No gauge reads NaN. A busy Prometheus cannot turn into a load on the database either.
  *
  * <p>Thread-safe.
  */
-public final class OutboxMetrics implements RelayListener, MeterBinder {
-  /** Default minimum time between two stats queries. */
+public final class OutboxMetrics implements RelayListener, MeterBinder, AutoCloseable {
+  /** Default time between two background stats queries. */
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
   /** Default most destinations with gauges of their own. */
   public static final int DEFAULT_DESTINATION_GAUGES = 100;
+  /** What the outbox gauges read before the first stats query has answered: a count or age cannot be negative. */
+  public static final double NO_ANSWER = -1;
+  /** Ticks the background refreshes of every instance; a tick only hands the query to the instance's executor. */
+  private static final java.util.concurrent.ScheduledExecutorService TICKS =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "outbox4j-metrics-ticks");
+        thread.setDaemon(true);
+        return thread;
+      });
 
   private static final System.Logger LOG = System.getLogger(OutboxMetrics.class.getName());
 
@@ -112,6 +126,10 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
   private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
   /** When the last refresh was started, so a read does not start another before the interval has passed. */
   private volatile @Nullable Instant lastAttempt;
+  /** When {@link #bindTo} first ran: the age of "no snapshot yet". */
+  private volatile @Nullable Instant boundAt;
+  /** The background refresh, once bound; cancelled by {@link #close}. */
+  private volatile java.util.concurrent.@Nullable ScheduledFuture<?> ticking;
   private volatile @Nullable Meters meters;
   private volatile @Nullable Counter statsFailures;
   /** Paused destinations by name. Guarded by itself, as are the two gauges' rows. */
@@ -157,6 +175,9 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
 
   @Override
   public void bindTo(MeterRegistry registry) {
+    statsFailures = Counter.builder("outbox4j.stats.failures").description("stats queries that failed").tags(tags)
+        .register(registry);
+    firstSnapshot();
     meters = new Meters(
         Counter.builder("outbox4j.delivered").description("entries confirmed and retired").tags(tags)
             .register(registry),
@@ -191,8 +212,6 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     Gauge.builder("outbox4j.stats.age", this, OutboxMetrics::snapshotAgeSeconds)
         .description("age of the snapshot behind the outbox gauges").baseUnit("seconds").tags(tags)
         .register(registry);
-    statsFailures = Counter.builder("outbox4j.stats.failures").description("stats queries that failed").tags(tags)
-        .register(registry);
     synchronized (paused) {
       pausedFlags = MultiGauge.builder("outbox4j.destination.paused")
           .description("1 for each destination paused because all of its deliveries fail").tags(tags)
@@ -215,6 +234,52 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
       if (current != null) {
         publishDestinations(current);
       }
+    }
+    startTicking();
+  }
+
+  /**
+   * Takes the first snapshot on the binding thread, so no gauge is ever read before there are numbers (bounded by the
+   * store's query timeout; a failure leaves {@link #NO_ANSWER} and the background refresh tries again).
+   */
+  private void firstSnapshot() {
+    synchronized (this) {
+      if (boundAt == null) {
+        boundAt = clock.instant();
+      }
+    }
+    if (snapshot.get() == null && refreshing.compareAndSet(false, true)) {
+      lastAttempt = clock.instant();
+      refresh();
+    }
+  }
+
+  /** Starts one refresh per refresh interval in the background (not for a zero interval: then every read refreshes). */
+  private synchronized void startTicking() {
+    if (ticking != null || refresh.isZero()) {
+      return;
+    }
+    long period = Math.max(1, refresh.toMillis());
+    ticking = TICKS.scheduleAtFixedRate(this::tick, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A background tick: refreshes unless a read started one within the last half interval, so two refreshes are never
+   * more than one interval apart.
+   */
+  private void tick() {
+    Instant attempted = lastAttempt;
+    if (attempted == null || !clock.instant().isBefore(attempted.plus(refresh.dividedBy(2)))) {
+      startRefresh();
+    }
+  }
+
+  /** Stops the background refresh; the gauges keep their last values. Idempotent. */
+  @Override
+  public synchronized void close() {
+    java.util.concurrent.ScheduledFuture<?> current = ticking;
+    if (current != null) {
+      current.cancel(false);
     }
   }
 
@@ -274,31 +339,37 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
 
   private double snapshotAgeSeconds() {
     Snapshot current = snapshot.get();
-    if (current == null) {
-      return Double.NaN;
-    }
-    return Math.max(0, Duration.between(current.takenAt(), clock.instant()).toNanos() / 1e9);
+    Instant since = current != null ? current.takenAt() : boundAt;
+    return since == null ? 0 : secondsSince(since);
   }
 
   private double seconds(java.util.function.BiFunction<OutboxStats, Instant, Duration> age) {
     OutboxStats stats = statsOrNull();
     if (stats == null) {
-      return Double.NaN;
+      return NO_ANSWER;
     }
     return age.apply(stats, clock.instant()).toNanos() / 1e9;
   }
 
   private double read(java.util.function.ToLongFunction<OutboxStats> reading) {
     OutboxStats stats = statsOrNull();
-    return stats == null ? Double.NaN : reading.applyAsLong(stats);
+    return stats == null ? NO_ANSWER : reading.applyAsLong(stats);
   }
 
   /** @return the snapshot's stats (never waiting for the store), after starting a refresh when it is due */
   private @Nullable OutboxStats statsOrNull() {
-    Instant now = clock.instant();
     Instant attempted = lastAttempt;
-    if ((attempted == null || !now.isBefore(attempted.plus(refresh))) && refreshing.compareAndSet(false, true)) {
-      lastAttempt = now;
+    if (attempted == null || !clock.instant().isBefore(attempted.plus(refresh))) {
+      startRefresh();
+    }
+    Snapshot current = snapshot.get();
+    return current == null ? null : current.stats();
+  }
+
+  /** Starts one refresh on the executor unless one is in flight: never two stats queries at once. */
+  private void startRefresh() {
+    if (refreshing.compareAndSet(false, true)) {
+      lastAttempt = clock.instant();
       try {
         executor.execute(this::refresh);
       } catch (RuntimeException e) {
@@ -306,8 +377,6 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
         LOG.log(System.Logger.Level.WARNING, "could not start an outbox stats refresh", e);
       }
     }
-    Snapshot current = snapshot.get();
-    return current == null ? null : current.stats();
   }
 
   private void refresh() {
@@ -470,7 +539,9 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     }
 
     /**
-     * @param interval the least time between two stats queries; default 5 s; zero queries on every read
+     * @param interval how often the stats are queried in the background (a read that finds the snapshot older
+     *     starts a query too), and so the most a scrape's values lag behind while the database answers; default 5 s;
+     *     zero: no background queries, every read queries
      * @return this builder
      */
     public Builder withRefreshInterval(Duration interval) {
@@ -482,9 +553,9 @@ public final class OutboxMetrics implements RelayListener, MeterBinder {
     }
 
     /**
-     * @param refresher where stats refreshes run, one at a time; default a new daemon thread per refresh (at most one
-     *     per refresh interval, and only while the registry is scraped). {@code Runnable::run} refreshes on the
-     *     reading thread, which blocks scrapes: for tests only.
+     * @param refresher where stats refreshes run, one at a time; default a new daemon thread per refresh (about one
+     *     per refresh interval). {@code Runnable::run} refreshes on the thread that asked (a scrape, or the shared
+     *     tick thread), which blocks it during a database outage: for tests only.
      * @return this builder
      */
     public Builder withExecutor(java.util.concurrent.Executor refresher) {

@@ -49,6 +49,7 @@ class OutboxMetricsTest {
     assertThat(registry.get("outbox4j.quarantined").counter().count()).isEqualTo(1);
     assertThat(registry.get("outbox4j.delivery").timer().count()).isEqualTo(1);
     assertThat(registry.get("outbox4j.batch").tag("phase", "claim").timer().count()).isEqualTo(1);
+    clock.advance(OutboxMetrics.DEFAULT_REFRESH); // the snapshot taken at bindTo is due for a refresh
     assertThat(registry.get("outbox4j.quarantine.size").gauge().value()).isEqualTo(1);
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
   }
@@ -159,8 +160,8 @@ class OutboxMetricsTest {
         });
     OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).withDestinationGauges(0)
         .withExecutor(Runnable::run).build();
-    metrics.bindTo(registry);
     write("a");
+    metrics.bindTo(registry);
 
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
     assertThat(registry.find("outbox4j.destination.waiting").gauges()).isEmpty();
@@ -208,7 +209,7 @@ class OutboxMetricsTest {
 
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
     assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(1);
-    assertThat(calls.get()).isEqualTo(2);
+    assertThat(calls.get()).as("the first snapshot at bindTo, then one failing query per read").isEqualTo(3);
   }
 
   @Test
@@ -257,6 +258,68 @@ class OutboxMetricsTest {
   }
 
   @Test
+  void the_very_first_scrape_of_a_fresh_registry_has_real_numbers_and_no_NaN() {
+    write("a");
+    store.enqueue(Message.builder().withDestination("erp").withPayload("e").build());
+    clock.advance(Duration.ofSeconds(3));
+    OutboxMetrics metrics = OutboxMetrics.builder(store).withClock(clock).build(); // the default executor
+    metrics.bindTo(registry);
+
+    for (io.micrometer.core.instrument.Meter meter : registry.getMeters()) {
+      for (io.micrometer.core.instrument.Measurement measurement : meter.measure()) {
+        assertThat(measurement.getValue()).as(meter.getId().toString()).isNotNaN();
+      }
+    }
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("outbox4j.lag").gauge().value()).isEqualTo(3);
+    assertThat(registry.get("outbox4j.destination.waiting").tag("destination", "erp").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isZero();
+    metrics.close();
+  }
+
+  @Test
+  void before_any_stats_query_has_answered_the_gauges_read_minus_one_and_the_age_counts_from_binding() {
+    OutboxStore down = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats") || method.getName().equals("destinationStats")) {
+            throw new IllegalStateException("database down");
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(down).withClock(clock).withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    clock.advance(Duration.ofSeconds(30));
+
+    for (String gauge : new String[] {"outbox4j.pending", "outbox4j.waiting", "outbox4j.blocked", "outbox4j.in.flight",
+        "outbox4j.quarantine.size", "outbox4j.lag", "outbox4j.blocked.age"}) {
+      assertThat(registry.get(gauge).gauge().value()).as(gauge).isEqualTo(OutboxMetrics.NO_ANSWER);
+    }
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isEqualTo(30);
+    metrics.close();
+  }
+
+  @Test
+  void the_stats_are_refreshed_in_the_background_once_per_interval_without_any_scrape() {
+    AtomicInteger queries = new AtomicInteger();
+    OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stats")) {
+            queries.incrementAndGet();
+          }
+          return method.invoke(store, args);
+        });
+    OutboxMetrics metrics = OutboxMetrics.builder(counting).withRefreshInterval(Duration.ofMillis(100)).build();
+    metrics.bindTo(registry);
+
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queries.get() >= 4);
+    metrics.close();
+    int stopped = queries.get();
+    org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2))
+        .until(() -> true);
+    assertThat(queries.get()).as("no refresh after close, but for one already started").isLessThanOrEqualTo(stopped + 1);
+  }
+
+  @Test
   void a_failed_stats_query_is_counted() {
     OutboxStore failing = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
@@ -269,9 +332,10 @@ class OutboxMetricsTest {
         .withExecutor(Runnable::run).build();
     metrics.bindTo(registry);
 
-    assertThat(registry.get("outbox4j.pending").gauge().value()).isNaN();
-    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isNaN();
-    assertThat(registry.get("outbox4j.stats.failures").counter().count()).isEqualTo(1);
+    assertThat(registry.get("outbox4j.pending").gauge().value()).isEqualTo(OutboxMetrics.NO_ANSWER);
+    assertThat(registry.get("outbox4j.stats.age").gauge().value()).isZero();
+    assertThat(registry.get("outbox4j.stats.failures").counter().count()).as("at bindTo, and at the read")
+        .isEqualTo(2);
   }
 
   @Test

@@ -89,7 +89,8 @@ public final class RelayRuntime implements AutoCloseable {
       closeables.push(registry::close);
       OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).withClock(clock)
           .build();
-      metrics.bindTo(registry);
+      closeables.push(metrics);
+      metrics.bindTo(registry); // takes the first stats snapshot: the first scrape has numbers
       delivered = registry.get("outbox4j.delivered").counter();
       DestinationDeliveries deliveries = new DestinationDeliveries();
       List<RelayListener> listeners = new ArrayList<>();

@@ -96,9 +96,14 @@ public final class StatsSampler implements AutoCloseable {
     });
   }
 
-  /** Takes the first reading now and then one per interval. */
+  /**
+   * Takes the first reading on the calling thread (so a dashboard started after this has numbers from its first
+   * request; a failure is kept as {@link #lastError}) and then one per interval in the background.
+   */
   public void start() {
-    executor.scheduleWithFixedDelay(this::sampleQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    sampleQuietly();
+    executor.scheduleWithFixedDelay(this::sampleQuietly, interval.toMillis(), interval.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void sampleQuietly() {

@@ -111,7 +111,7 @@ class RunModeBlockedEntriesTest {
         assertThat(runtime.store().stats(Instant.now()).blocked()).isEqualTo(5);
 
         OutboxEntry head = runtime.store().quarantined(QuarantineQuery.first(10)).get(0);
-        assertThat(post(base + "/api/entries/" + head.id() + "/discard").statusCode()).isEqualTo(200);
+        assertThat(post(base + "/api/entries/" + head.id() + "/discard?confirm=1").statusCode()).isEqualTo(200);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> webhook.received().size() >= 17
             && get(base + "/api/status").body().contains("\"blocked\":0,"));

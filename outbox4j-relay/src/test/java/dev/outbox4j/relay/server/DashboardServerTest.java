@@ -106,6 +106,20 @@ class DashboardServerTest {
   }
 
   @Test
+  void the_first_scrape_after_start_has_real_numbers_and_no_NaN() throws IOException {
+    try (RelayRuntime runtime = RelayRuntime.start(config("jdbc:h2:file:" + dir.resolve("db"), ""))) {
+      String metrics = Http.get(runtime.baseUrl() + "/metrics").body(); // no waiting for readiness first
+
+      assertThat(metrics).contains("outbox4j_pending{outbox=\"default\"} 0.0",
+          "outbox4j_waiting{outbox=\"default\"} 0.0", "outbox4j_blocked{outbox=\"default\"} 0.0",
+          "outbox4j_lag_seconds{outbox=\"default\"} 0.0");
+      assertThat(metrics.lines().filter(line -> !line.startsWith("#")))
+          .isNotEmpty().noneMatch(line -> line.endsWith(" NaN"));
+      assertThat(Http.get(runtime.baseUrl() + "/api/status").body()).contains("\"pending\":0,");
+    }
+  }
+
+  @Test
   void the_page_metrics_and_health_are_served_without_any_outside_resource() throws IOException {
     try (RelayRuntime runtime = RelayRuntime.start(config("jdbc:h2:file:" + dir.resolve("db"), ""))) {
       await().atMost(Duration.ofSeconds(10)).until(() -> Http.get(runtime.baseUrl() + "/health/ready")
