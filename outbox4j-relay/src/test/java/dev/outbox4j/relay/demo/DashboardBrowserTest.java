@@ -52,6 +52,21 @@ class DashboardBrowserTest {
     return Path.of(System.getProperty("outbox4j.test.target", "target"));
   }
 
+  /** The screenshots the docs show: refreshed in docs/images/ when the test runs with {@code -Ddocs.images=true}. */
+  private static final java.util.Set<String> DOCS_IMAGES =
+      java.util.Set.of("dashboard.png", "dashboard-destinations.png", "dashboard-operator.png");
+
+  /** Writes a screenshot into target/, and into docs/images/ too when it is one the docs show and asked for. */
+  private static void save(String name, byte[] png) throws java.io.IOException {
+    Files.createDirectories(target());
+    Files.write(target().resolve(name), png);
+    if (Boolean.getBoolean("docs.images") && DOCS_IMAGES.contains(name)) {
+      Path images = Path.of("..", "docs", "images");
+      Files.createDirectories(images);
+      Files.write(images.resolve(name), png);
+    }
+  }
+
   private static long number(WebDriver driver, String id) {
     String text = driver.findElement(By.id(id)).getText().replace(",", "").trim();
     return text.isEmpty() || text.equals("–") ? -1 : (long) Double.parseDouble(text.replace(" s", ""));
@@ -132,7 +147,7 @@ class DashboardBrowserTest {
         wait.until(d -> d.findElements(By.cssSelector("tr[data-id='" + id + "']")).isEmpty());
         List<WebElement> stillListed = driver.findElements(By.cssSelector("tr[data-id='" + id + "']"));
         assertThat(stillListed).isEmpty();
-        Files.write(target().resolve("dashboard.png"), ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+        save("dashboard.png", ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
       } finally {
         driver.quit();
       }
@@ -177,7 +192,7 @@ class DashboardBrowserTest {
         wait.until(d -> cellNumber(d, "orders", "rate") > 0);
         assertThat(cell(driver, "orders", "state")).isEqualTo("flowing");
         wait.until(d -> "no route".equals(cell(d, "nowhere", "transport")) && cellNumber(d, "nowhere", "quarantined") == 1);
-        assertThat(cell(driver, "nowhere", "blocked")).isEqualTo("0");
+        wait.until(d -> "0".equals(cell(d, "nowhere", "blocked"))); // the table is redrawn every second
         wait.until(d -> "webhooks (http)".equals(cell(d, "legacy-erp", "transport")));
         assertThat(cell(driver, "legacy-erp", "state")).isIn("flowing", "paused", "probing");
         assertThat(driver.findElements(By.cssSelector("#destinations-table th")).stream().map(WebElement::getText)
@@ -189,8 +204,7 @@ class DashboardBrowserTest {
         assertThat(driver.findElements(By.cssSelector("#chart polyline.blocked"))).isNotEmpty();
 
         Files.createDirectories(target());
-        Files.write(target().resolve("dashboard-destinations.png"),
-            driver.findElement(By.id("destinations-section")).getScreenshotAs(OutputType.BYTES));
+        save("dashboard-destinations.png", driver.findElement(By.id("destinations-section")).getScreenshotAs(OutputType.BYTES));
         Files.write(target().resolve("dashboard-blocked.png"),
             ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
       } finally {
@@ -336,8 +350,7 @@ class DashboardBrowserTest {
         assertThat(audit.get(0).getText()).contains("ops-alice", "pause", "destination 'webhooks'");
         assertThat(audit.get(1).getText()).contains("ops-alice", "discard", "55",
             "group crm / PERMANENT_FAILURE / HTTP # from crm: field customer.# rejected", "confirmed 55");
-        Files.write(target().resolve("dashboard-operator.png"),
-            ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+        save("dashboard-operator.png", ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
       } finally {
         driver.quit();
         seeding.close();
