@@ -54,7 +54,8 @@ import org.jspecify.annotations.Nullable;
  * hold-back rather than once per pass, and the claims of every other destination keep their full size. Once its next
  * probe is due, up to {@value #PROBE_SIZE} of its claimed entries are sent as a probe; the pause between probes grows
  * from the base, doubling, to the cap, with equal jitter (half fixed, half random) so a fleet of relays neither hammers
- * a recovering destination nor returns in lockstep. A failed probe's entries come back for the next probe.
+ * a recovering destination nor returns in lockstep. A failed probe's entries wait as long as the held-back ones, so
+ * successive probes reach different entries of the backlog.
  *
  * <h2>Paused by an operator</h2>
  * A destination an operator paused ({@link dev.outbox4j.spi.OutboxStore#pauseDestination}, read by the relay about once
@@ -257,12 +258,12 @@ final class DestinationGates {
   /**
    * @param destination a destination with a delivery that failed in an outage
    * @param now the relay's clock
-   * @return when that delivery's entry comes back: the destination's next probe, or one base pause from now for a
-   *     destination that is not paused (a failure the transport flagged as an outage in a pass that confirmed others)
+   * @return when that delivery's entry comes back: with the destination's held-back entries, one cap after its next
+   *     probe (so the next probe reaches other entries), or one base pause from now for a destination that is not paused (a failure the transport flagged as an outage in a pass that confirmed others)
    */
   synchronized Instant outageUntil(String destination, Instant now) {
     Gate gate = gates.get(destination);
-    return gate == null || !gate.paused() ? now.plus(base) : gate.nextProbeAt;
+    return gate == null || !gate.paused() ? now.plus(base) : holdBack(gate, now);
   }
 
   /** @return {@code true} when some destination is paused */
@@ -317,9 +318,11 @@ final class DestinationGates {
   }
 
   /**
-   * How long a paused destination's entries are held back: past its next probe by the pause's cap, so the entries of
-   * a large backlog are claimed and held back again at most about once per cap, not on every pass, and come back on
-   * their own within that bound once the destination has recovered.
+   * How long a paused destination's entries are held back, and its entries that failed in the outage postponed: past
+   * its next probe by the pause's cap. So the entries of a large backlog are claimed and held back again at most about
+   * once per cap, not on every pass; they come back on their own within that bound once the destination has recovered;
+   * and the entries a probe tried are not the only ones the next probe can reach, so a few entries that always fail
+   * cannot keep the destination paused over the rest of its backlog.
    */
   private Instant holdBack(Gate gate, Instant now) {
     Instant probe = gate.nextProbeAt.isAfter(now) ? gate.nextProbeAt : now;

@@ -953,9 +953,10 @@ public abstract class RelayContract {
     assertThat(entry.attempts()).isZero();
     assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
     assertThat(entry.lastError()).isEqualTo("broker blocked: disk alarm");
-    // Paused at once; the entry comes back for the destination's first probe: 3/4 of the 2 s base (equal jitter).
-    assertThat(postponedUntil).containsExactly(clock.instant().plusMillis(1500));
-    assertThat(entry.availableAt()).isEqualTo(clock.instant().plusMillis(1500));
+    // Paused at once; its first probe is due after 3/4 of the 2 s base (equal jitter), and the entry comes back one
+    // cap (60 s) after that, with whatever else of the destination is held back.
+    assertThat(postponedUntil).containsExactly(clock.instant().plusMillis(1500).plusSeconds(60));
+    assertThat(entry.availableAt()).isEqualTo(clock.instant().plusMillis(1500).plusSeconds(60));
     assertThat(relay.pausedDestinations()).singleElement().satisfies(paused -> {
       assertThat(paused.destination()).isEqualTo("orders");
       assertThat(paused.lastError()).isEqualTo("broker blocked: disk alarm");
@@ -986,43 +987,55 @@ public abstract class RelayContract {
   }
 
   @Test
-  public final void a_paused_destination_is_probed_with_a_few_entries_and_its_pauses_grow_to_their_cap() {
+  public final void a_paused_destination_is_probed_with_a_few_different_entries_and_its_pauses_grow_to_their_cap() {
     for (int i = 0; i < 40; i++) {
       write(null, "m" + i);
     }
-    List<Duration> pauses = new CopyOnWriteArrayList<>();
     List<Integer> sentPerPass = new CopyOnWriteArrayList<>();
+    List<Duration> gapsToNextProbe = new CopyOnWriteArrayList<>();
+    Set<String> probed = ConcurrentHashMap.newKeySet();
     AtomicInteger sends = new AtomicInteger();
+    AtomicReference<Relay> self = new AtomicReference<>();
     Relay relay = relay(InProcessTransport.of(m -> {
-      sends.incrementAndGet();
+      if (sends.incrementAndGet() > 20) {
+        probed.add(text(m));
+      }
       return DeliveryOutcome.retryable("connection reset");
     }))
         .withBatchSize(20)
         .withOutageBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4))
-        .withSleeper(movingTheClock(pauses))
+        .withSleeper(movingTheClock(new CopyOnWriteArrayList<>()))
         .onEvent(new RelayListener() {
           @Override
           public void onBatch(BatchReport report) {
             sentPerPass.add(report.result().attempted());
+            if (report.result().attempted() > 0) {
+              self.get().pausedDestinations().forEach(
+                  paused -> gapsToNextProbe.add(Duration.between(clock.instant(), paused.nextProbeAt())));
+            }
           }
         })
         .build();
+    self.set(relay);
 
-    RelayResult passes = relay.drain(12);
+    RelayResult total = RelayResult.EMPTY;
+    for (int i = 0; i < 120; i++) {
+      total = total.plus(relay.drain(5));
+      clock.advance(Duration.ofMillis(500));
+    }
 
-    // The first pass sends a full batch and finds the outage; the second holds the other 20 back unsent. From then on
-    // each pass sends a probe of at most 5 entries (none when held-back entries come back between probes), after a pause of 1, 2, 4, 4 s (capped), each drawn at 3/4 by equal
-    // jitter.
+    // The first pass sends a full batch and finds the outage; from then on no pass sends more than a probe of 5.
+    // Failed probes wait as long as the held-back entries, so successive probes reach different entries. The pause
+    // before each next probe grows 1, 2, 4, 4 s (capped), each drawn at 3/4 by equal jitter.
     assertThat(sentPerPass.get(0)).isEqualTo(20);
-    assertThat(sentPerPass.get(1)).isZero();
-    assertThat(sentPerPass.subList(2, sentPerPass.size())).contains(5)
-        .allSatisfy(sent -> assertThat(sent).isLessThanOrEqualTo(5));
-    assertThat(passes.postponed()).isEqualTo(passes.claimed());
-    assertThat(pauses).startsWith(Duration.ofMillis(750), Duration.ofMillis(1500), Duration.ofSeconds(3),
+    assertThat(sentPerPass.subList(1, sentPerPass.size())).allSatisfy(sent -> assertThat(sent).isLessThanOrEqualTo(5));
+    assertThat(probed).as("different entries probed").hasSizeGreaterThan(10);
+    assertThat(gapsToNextProbe).startsWith(Duration.ofMillis(750), Duration.ofMillis(1500), Duration.ofSeconds(3),
         Duration.ofSeconds(3));
-    assertThat(pauses).allSatisfy(p -> assertThat(p).isLessThanOrEqualTo(Duration.ofSeconds(3)));
+    assertThat(gapsToNextProbe).allSatisfy(gap -> assertThat(gap).isLessThanOrEqualTo(Duration.ofSeconds(3)));
+    assertThat(total.failed() + total.quarantined()).isZero();
     assertThat(quarantinedEntries()).isEmpty();
-    assertThat(sends.get()).isEqualTo(passes.attempted());
+    assertThat(sends.get()).isEqualTo(total.attempted());
   }
 
   @Test
@@ -1150,15 +1163,15 @@ public abstract class RelayContract {
         .withLease(Duration.ofMinutes(10))
         .build();
 
-    relay.flush(); // all 12 fail: the destination is paused, its entries postponed until its first probe (<= 1 s)
-    clock.advance(Duration.ofSeconds(1));
+    relay.flush(); // all 12 fail: the destination is paused, its entries postponed one cap past its first probe
+    clock.advance(Duration.ofSeconds(5)); // first probe (<= 1 s) + cap (4 s)
     refusing.set(false);
     relay.flush(); // the probe: 5 sent and confirmed (resumed), the other 7 held back
     assertThat(arrivals).hasSize(5);
     assertThat(relay.pausedDestinations()).isEmpty();
 
-    // Held back "past its next probe by the pause's cap": within 1 s + 4 s they are claimable again. Two caps later
-    // they must be back; a lease (10 min here, 30 s by default) must not be what they wait for.
+    // Held back "past its next probe by the pause's cap": the probe was due, so within 4 s they are claimable again.
+    // Two caps later they must be back; a lease (10 min here, 30 s by default) must not be what they wait for.
     clock.advance(Duration.ofSeconds(8));
     relay.drain(5);
 
