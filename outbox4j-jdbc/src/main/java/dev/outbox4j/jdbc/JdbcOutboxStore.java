@@ -882,6 +882,39 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return done;
   }
 
+  /** Looks at one row of a members read; returns whether the scan should go on. */
+  @FunctionalInterface
+  private interface MemberVisitor {
+    boolean visit(ResultSet member) throws SQLException;
+  }
+
+  /**
+   * Reads the operator columns of the rows the SQL narrowing matches, after {@code after} in sequence order, a chunk
+   * of {@value QuarantineQuery#MAX_LIMIT} at a time, until they run out or the visitor says stop.
+   */
+  private void scanMembers(Connection c, OperatorSql.Narrowing narrowing, long after, MemberVisitor visitor)
+      throws SQLException {
+    int chunk = QuarantineQuery.MAX_LIMIT;
+    long next = after;
+    try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
+      for (int scanned = chunk; scanned == chunk; ) {
+        int index = bindNarrowing(select, narrowing);
+        select.setLong(index, next);
+        select.setInt(index + 1, chunk);
+        scanned = 0;
+        try (ResultSet found = select.executeQuery()) {
+          while (found.next()) {
+            scanned++;
+            next = found.getLong(1);
+            if (!visitor.visit(found)) {
+              return;
+            }
+          }
+        }
+      }
+    }
+  }
+
   private OperatorSql.Narrowing narrowing(QuarantineSelector selector) {
     return OperatorSql.narrowing(selector, MAX_IDS_PER_STATEMENT, OutboxRows.UNREADABLE_NAME);
   }
@@ -910,26 +943,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     Long afterSequence = query.afterSequence();
     return autoCommit("quarantined", c -> {
       List<Long> picked = new ArrayList<>();
-      long after = afterSequence == null ? Long.MIN_VALUE : afterSequence;
-      int chunk = QuarantineQuery.MAX_LIMIT;
-      try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
-        int scanned = chunk;
-        while (picked.size() < query.limit() && scanned == chunk) {
-          int index = bindNarrowing(select, narrowing);
-          select.setLong(index, after);
-          select.setInt(index + 1, chunk);
-          scanned = 0;
-          try (ResultSet found = select.executeQuery()) {
-            while (found.next()) {
-              scanned++;
-              after = found.getLong(1);
-              if (picked.size() < query.limit() && selector.matches(rows.member(found))) {
-                picked.add(after);
-              }
-            }
-          }
+      scanMembers(c, narrowing, afterSequence == null ? Long.MIN_VALUE : afterSequence, found -> {
+        if (selector.matches(rows.member(found))) {
+          picked.add(found.getLong(1));
         }
-      }
+        return picked.size() < query.limit();
+      });
       if (picked.isEmpty()) {
         return List.of();
       }
@@ -965,27 +984,14 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           }
         }
       }
-      int count = 0;
-      long after = Long.MIN_VALUE;
-      int chunk = QuarantineQuery.MAX_LIMIT;
-      try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
-        for (int scanned = chunk; scanned == chunk; ) {
-          int index = bindNarrowing(select, narrowing);
-          select.setLong(index, after);
-          select.setInt(index + 1, chunk);
-          scanned = 0;
-          try (ResultSet found = select.executeQuery()) {
-            while (found.next()) {
-              scanned++;
-              after = found.getLong(1);
-              if (selector.matches(rows.member(found))) {
-                count++;
-              }
-            }
-          }
+      int[] count = {0};
+      scanMembers(c, narrowing, Long.MIN_VALUE, found -> {
+        if (selector.matches(rows.member(found))) {
+          count[0]++;
         }
-      }
-      return count;
+        return true;
+      });
+      return count[0];
     });
   }
 
