@@ -154,13 +154,14 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   private final OutboxRows rows;
   private final String table;
   private final StatementTimeouts timeouts;
-  private final ClaimStrategy claimStrategy;
+  /** The strategy asked for, or {@code null} for the database's default (known once the dialect is). */
+  private final @Nullable ClaimStrategy claimStrategy;
   /** The claim's two reads, built on first use: the dialect may be detected only then. */
   private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
   private volatile boolean headsFirst;
-  /** The claim face under {@link ClaimStrategy#SESSION_LOCKS}, or {@code null} under leased rows. */
-  private final @Nullable SessionClaims sessionClaims;
+  /** The claim face under {@link ClaimStrategy#LEASED_BATCHES}, and the first step of a leased-row claim, on PostgreSQL. */
+  private final LeasedBatchClaims batchClaims;
 
   private JdbcOutboxStore(Builder builder) {
     this.dataSource = Objects.requireNonNull(builder.dataSource, "dataSource");
@@ -173,26 +174,17 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.claimStrategy = builder.claimStrategy;
     this.rows = new OutboxRows(dialect, names);
     this.table = rows.table;
-    this.sessionClaims = builder.claimStrategy == ClaimStrategy.SESSION_LOCKS
-        ? new SessionClaims(this::openSession, this::headsAndUnkeyed, rows, table,
-            names.qualified("outbox_claim"))
-        : null;
-  }
-
-  /** Opens the connection that holds session claims; refuses a database other than PostgreSQL. */
-  private Connection openSession() throws SQLException {
-    Connection borrowed = dataSource.getConnection();
-    try {
-      Connection connection = ready(borrowed);
-      if (!"postgresql".equals(dialect.name())) {
-        throw new IllegalStateException("ClaimStrategy.SESSION_LOCKS needs PostgreSQL 14 or later; this store's"
-            + " database is " + dialect.name() + " (use ClaimStrategy.LEASED_ROWS)");
+    this.batchClaims = new LeasedBatchClaims(new LeasedBatchClaims.Connections() {
+      @Override
+      public <R> R inTransaction(String what, ConnectionWork<R> work) {
+        return JdbcOutboxStore.this.inTransaction(what, work);
       }
-      return connection;
-    } catch (SQLException | RuntimeException e) {
-      borrowed.close();
-      throw e;
-    }
+
+      @Override
+      public <R> R autoCommit(String what, ConnectionWork<R> work) {
+        return JdbcOutboxStore.this.autoCommit(what, work);
+      }
+    }, this::headsAndUnkeyed, rows, table, names.qualified("outbox_claim"));
   }
 
   private record ClaimReads(String window, String headsAndUnkeyed) {}
@@ -274,27 +266,27 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return names;
   }
 
-  /** @return the server process holding this store's session claims, or -1 when there is none (for tests) */
-  int claimSessionPid() {
-    return sessionClaims == null ? -1 : sessionClaims.sessionPid();
-  }
-
-  /** @return how this store holds its claims */
+  /**
+   * @return how this store holds its claims: the strategy given to the builder, else the database's default
+   *     ({@link ClaimStrategy#LEASED_BATCHES} on PostgreSQL, {@link ClaimStrategy#LEASED_ROWS} elsewhere; detecting
+   *     the dialect may connect)
+   * @throws IllegalStateException when {@link ClaimStrategy#LEASED_BATCHES} was asked for on another database
+   */
   public ClaimStrategy claimStrategy() {
+    boolean postgres = isPostgres();
+    if (claimStrategy == null) {
+      return postgres ? ClaimStrategy.LEASED_BATCHES : ClaimStrategy.LEASED_ROWS;
+    }
+    if (claimStrategy == ClaimStrategy.LEASED_BATCHES && !postgres) {
+      throw new IllegalStateException("ClaimStrategy.LEASED_BATCHES needs PostgreSQL; this store's database is "
+          + dialect.name() + " (use ClaimStrategy.LEASED_ROWS, its default there)");
+    }
     return claimStrategy;
   }
 
-  /**
-   * Gives back the connection that holds this store's claims under {@link ClaimStrategy#SESSION_LOCKS}, releasing
-   * them (their entries become claimable by other relays at once); nothing to do under
-   * {@link ClaimStrategy#LEASED_ROWS}. Close the store after the relays that use it.
-   */
+  /** Holds nothing: every claim lives in the database. Kept so that code closing a store goes on compiling. */
   @Override
-  public void close() {
-    if (sessionClaims != null) {
-      sessionClaims.close();
-    }
-  }
+  public void close() {}
 
   // ------------------------------------------------------------------------------------------ claim face
 
@@ -308,18 +300,20 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     }
     int wanted = Math.min(limit, MAX_CLAIM);
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
-    if (sessionClaims != null) {
-      try {
-        return sessionClaims.claim(wanted, now, lease, leaseUntil);
-      } catch (SQLException e) {
-        throw failure("claim", e);
-      }
+    if (batches()) {
+      return batchClaims.claim(wanted, now, lease, leaseUntil);
     }
     UUID token = UUID.randomUUID();
-    List<OutboxEntry> claimed = dialect.supportsReturning()
-        ? autoCommit("claim", c -> {
-          List<Long> candidates = candidates(c, wanted, now);
-          return candidates.isEmpty() ? List.of() : claimReturning(c, candidates, wanted, now, leaseUntil, token);
+    List<OutboxEntry> claimed = isPostgres()
+        ? inTransaction("claim", c -> {
+          LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease);
+          if (locked.seqs().isEmpty()) {
+            return List.of();
+          }
+          if (locked.takeOver()) {
+            batchClaims.takeOver(c, locked.seqs(), now);
+          }
+          return claimLocked(c, locked.seqs(), now, leaseUntil, token);
         })
         : inTransaction("claim", c -> {
           List<Long> candidates = candidates(c, wanted, now);
@@ -393,33 +387,28 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return found;
   }
 
-  /** Locks the candidates still claimable as last committed, skipping those another relay holds, and claims them. */
-  private List<OutboxEntry> claimReturning(Connection connection, List<Long> candidates, int limit, Instant now,
-      Instant leaseUntil, UUID token) throws SQLException {
-    // The advisory lock (held to the end of this statement) skips entries claimed by a relay with session locks, and
-    // the batch rows skip those a session-lock relay had claimed before it died, until their lease has passed.
-    String sql = "WITH picked AS (SELECT c.id FROM " + table + " c WHERE c.seq IN " + placeholders(candidates.size())
-        + " AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN ("
-        + SessionClaims.inUnexpiredBatches(names.qualified("outbox_claim")) + ") AND pg_try_advisory_xact_lock("
-        + SessionClaims.namespace(table) + ", " + SessionClaims.lockKey("c.seq") + ")"
-        + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED)"
-        + " UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
-        + " FROM picked WHERE o.id = picked.id RETURNING " + OutboxRows.columns("o");
+  /**
+   * A leased-row claim on PostgreSQL, after {@link LeasedBatchClaims#lock} took the candidates' advisory locks in this
+   * transaction: writes the token and lease into those that, read afresh (after the locks, so after the commit of any
+   * claim that held them before), still wait, are ready and are in no batch row of {@link ClaimStrategy#LEASED_BATCHES}.
+   */
+  private List<OutboxEntry> claimLocked(Connection connection, List<Long> locked, Instant now, Instant leaseUntil,
+      UUID token) throws SQLException {
+    String sql = "UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
+        + " WHERE o.seq = ANY(?) AND o." + WAITING + " AND " + ClaimSql.ready("o") + " AND o.seq NOT IN (SELECT"
+        + " unnest(b.seqs) FROM " + names.qualified("outbox_claim") + " b) RETURNING " + OutboxRows.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
-      int next = bindSeqs(claim, 1, candidates);
-      dialect.setInstant(claim, next, now);
-      dialect.setInstant(claim, next + 1, now);
-      dialect.setInstant(claim, next + 2, now);
-      claim.setInt(next + 3, limit);
-      dialect.setUuid(claim, next + 4, token);
-      dialect.setInstant(claim, next + 5, leaseUntil);
-      // Committed with the statement (auto-commit): a row that cannot be read is quarantined right after, so it never
-      // stops the claim; should this process die in between, its lease passes and the next claim does it.
+      dialect.setUuid(claim, 1, token);
+      dialect.setInstant(claim, 2, leaseUntil);
+      claim.setArray(3, connection.createArrayOf("bigint", locked.toArray()));
+      dialect.setInstant(claim, 4, now);
+      dialect.setInstant(claim, 5, now);
+      // A row that cannot be read is quarantined in this transaction, so it never stops the claim.
       return rows.quarantineUnreadable(connection, readRows(claim));
     }
   }
 
-  /** As {@link #claimReturning}, without RETURNING: a locking SELECT by primary key, then an UPDATE by it. */
+  /** The leased-row claim on MariaDB/MySQL and H2, without RETURNING: a locking SELECT by primary key, then an UPDATE by it. */
   private List<OutboxEntry> claimLockThenUpdate(Connection connection, List<Long> candidates, int limit,
       Instant now, Instant leaseUntil, UUID token) throws SQLException {
     String select = "SELECT " + OutboxRows.columns("c") + " FROM " + dialect.byPrimaryKey(table + " c")
@@ -464,31 +453,39 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
-    if (sessionClaims != null) {
-      return retireSessionClaims(claims, now);
+    if (batches()) {
+      return inChunks(claims, chunk -> retention.deletesOnDelivery()
+          ? batchClaims.complete("markDelivered", chunk, "DELETE FROM " + table + " o", (s, first) -> first)
+          : batchClaims.complete("markDelivered", chunk, "UPDATE " + table + " o SET status = 'DELIVERED',"
+              + " delivered_at = ?, version = o.version + 1", (s, first) -> {
+                dialect.setInstant(s, first, now);
+                return first + 1;
+              }));
     }
     return byTokenInChunks(claims, (token, chunk) -> retire(token, chunk, now));
   }
 
   @Override
   public List<Claim> release(Collection<Claim> claims) {
-    String release = "UPDATE " + table + " o SET claim_token = NULL, lease_until = NULL, version = o.version + 1";
-    if (sessionClaims != null) {
-      List<Claim> all = List.copyOf(claims);
-      List<Claim> lost = new ArrayList<>();
-      for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
-        try {
-          lost.addAll(sessionClaims.release(all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT)),
-              release));
-        } catch (SQLException e) {
-          throw failure("release", e);
-        }
-      }
-      return lost;
+    if (batches()) {
+      // The entry is not changed: leaving its batch row makes it claimable again.
+      return inChunks(claims, chunk -> batchClaims.complete("release", chunk, "SELECT o.seq FROM " + table + " o",
+          (s, first) -> first));
     }
     String set = "UPDATE " + dialect.byPrimaryKey(table) + " SET claim_token = NULL, lease_until = NULL,"
         + " version = version + 1";
     return byTokenInChunks(claims, (token, chunk) -> fencedByToken("release", token, chunk, set, s -> 1));
+  }
+
+  /** Applies {@code apply} to the claims in chunks a statement can bind; returns the lost claims. */
+  private static List<Claim> inChunks(Collection<Claim> claims,
+      Function<List<Claim>, List<Claim>> apply) {
+    List<Claim> all = List.copyOf(claims);
+    List<Claim> lost = new ArrayList<>();
+    for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
+      lost.addAll(apply.apply(all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT))));
+    }
+    return lost;
   }
 
   /** Applies {@code apply} to the claims grouped by token, in chunks a statement can bind; returns the lost claims. */
@@ -505,30 +502,6 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
         Set<UUID> applied = apply.apply(group.getKey(), chunk);
         chunk.stream().filter(c -> !applied.contains(c.id())).forEach(lost::add);
-      }
-    }
-    return lost;
-  }
-
-  private List<Claim> retireSessionClaims(Collection<Claim> claims, Instant now) {
-    List<Claim> all = List.copyOf(claims);
-    List<Claim> lost = new ArrayList<>();
-    String retire = retention.deletesOnDelivery()
-        ? "DELETE FROM " + table + " o"
-        : "UPDATE " + table + " o SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
-            + " version = o.version + 1";
-    for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
-      List<Claim> chunk = all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT));
-      try {
-        lost.addAll(Objects.requireNonNull(sessionClaims).retire(chunk, retire, s -> {
-          if (retention.deletesOnDelivery()) {
-            return 1;
-          }
-          dialect.setInstant(s, 1, now);
-          return 2;
-        }));
-      } catch (SQLException e) {
-        throw failure("markDelivered", e);
       }
     }
     return lost;
@@ -619,44 +592,33 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public boolean markFailed(Claim claim, String error, Instant nextAttemptAt) {
     return fencedUpdate("markFailed", "status = 'FAILED', attempts = attempts + 1, last_error = ?, available_at = ?,"
-        + " first_failed_at = COALESCE(first_failed_at, ?)", claim, s -> {
-          s.setString(1, OutboxRows.clip(error));
-          dialect.setInstant(s, 2, nextAttemptAt);
-          dialect.setInstant(s, 3, clock.instant());
-          return 4;
+        + " first_failed_at = COALESCE(first_failed_at, ?)", claim, (s, first) -> {
+          s.setString(first, OutboxRows.clip(error));
+          dialect.setInstant(s, first + 1, nextAttemptAt);
+          dialect.setInstant(s, first + 2, clock.instant());
+          return first + 3;
         });
   }
 
   @Override
   public boolean postpone(Claim claim, String reason, Instant nextAttemptAt) {
-    return fencedUpdate("postpone", "last_error = ?, available_at = ?", claim, s -> {
-      s.setString(1, OutboxRows.clip(reason));
-      dialect.setInstant(s, 2, nextAttemptAt);
-      return 3;
+    return fencedUpdate("postpone", "last_error = ?, available_at = ?", claim, (s, first) -> {
+      s.setString(first, OutboxRows.clip(reason));
+      dialect.setInstant(s, first + 1, nextAttemptAt);
+      return first + 2;
     });
   }
 
   @Override
   public List<Claim> postpone(Collection<Claim> claims, String reason, Instant nextAttemptAt) {
     String clipped = OutboxRows.clip(reason);
-    if (sessionClaims != null) {
-      String update = "UPDATE " + table + " o SET last_error = ?, available_at = ?, claim_token = NULL,"
-          + " lease_until = NULL, version = o.version + 1";
-      List<Claim> all = List.copyOf(claims);
-      List<Claim> lost = new ArrayList<>();
-      for (int from = 0; from < all.size(); from += MAX_IDS_PER_STATEMENT) {
-        try {
-          lost.addAll(sessionClaims.updateAll(all.subList(from, Math.min(all.size(), from + MAX_IDS_PER_STATEMENT)),
-              update, s -> {
-                s.setString(1, clipped);
-                dialect.setInstant(s, 2, nextAttemptAt);
-                return 3;
-              }));
-        } catch (SQLException e) {
-          throw failure("postpone", e);
-        }
-      }
-      return lost;
+    if (batches()) {
+      return inChunks(claims, chunk -> batchClaims.complete("postpone", chunk, "UPDATE " + table
+          + " o SET last_error = ?, available_at = ?, version = o.version + 1", (s, first) -> {
+            s.setString(first, clipped);
+            dialect.setInstant(s, first + 1, nextAttemptAt);
+            return first + 2;
+          }));
     }
     String set = "UPDATE " + dialect.byPrimaryKey(table) + " SET last_error = ?, available_at = ?,"
         + " claim_token = NULL, lease_until = NULL, version = version + 1";
@@ -673,29 +635,25 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     Instant claimed = claim.entry().availableAt();
     Instant availableAt = lateCopiesLandBy.isAfter(claimed) ? lateCopiesLandBy : claimed;
     return fencedUpdate("quarantine", "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?,"
-        + " quarantine_reason = ?, quarantine_kind = ?, available_at = ?", claim, s -> {
-          s.setString(1, OutboxRows.clip(reason.text()));
-          s.setString(2, OutboxRows.clip(reason.text()));
-          s.setString(3, reason.kind().name());
-          dialect.setInstant(s, 4, availableAt);
-          return 5;
+        + " quarantine_reason = ?, quarantine_kind = ?, available_at = ?", claim, (s, first) -> {
+          s.setString(first, OutboxRows.clip(reason.text()));
+          s.setString(first + 1, OutboxRows.clip(reason.text()));
+          s.setString(first + 2, reason.kind().name());
+          dialect.setInstant(s, first + 3, availableAt);
+          return first + 4;
         });
   }
 
-  private boolean fencedUpdate(String what, String set, Claim claim, Binder binder) {
-    if (sessionClaims != null) {
-      try {
-        return sessionClaims.update(claim, "UPDATE " + table + " o SET " + set
-            + ", claim_token = NULL, lease_until = NULL, version = o.version + 1", binder::bind);
-      } catch (SQLException e) {
-        throw failure(what, e);
-      }
+  private boolean fencedUpdate(String what, String set, Claim claim, LeasedBatchClaims.Binder binder) {
+    if (batches()) {
+      return batchClaims.complete(what, List.of(claim), "UPDATE " + table + " o SET " + set
+          + ", version = o.version + 1", binder).isEmpty();
     }
     String sql = "UPDATE " + table + " SET " + set + ", claim_token = NULL, lease_until = NULL, version = version + 1"
         + " WHERE id = ? AND claim_token = ?";
     return autoCommit(what, c -> {
       try (PreparedStatement statement = c.prepareStatement(sql)) {
-        int next = binder.bind(statement);
+        int next = binder.bind(statement, 1);
         dialect.setUuid(statement, next, claim.id());
         dialect.setUuid(statement, next + 1, claim.token());
         return statement.executeUpdate() == 1;
@@ -1153,6 +1111,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return "postgresql".equals(dialect().name());
   }
 
+  /** @return whether claims are held as leased batches (see {@link #claimStrategy()}) */
+  private boolean batches() {
+    return claimStrategy() == ClaimStrategy.LEASED_BATCHES;
+  }
+
   @Override
   public boolean pauseDestination(String destination, String by, String reason, Instant now) {
     OperatorPause pause = OperatorPause.of(destination, by, reason, now);
@@ -1595,7 +1558,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     private Retention retention = Retention.deleteOnDelivery();
     private MessageLimits limits = MessageLimits.defaults();
     private Duration queryTimeout = Duration.ofSeconds(DEFAULT_QUERY_TIMEOUT_SECONDS);
-    private ClaimStrategy claimStrategy = ClaimStrategy.LEASED_ROWS;
+    private @Nullable ClaimStrategy claimStrategy;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -1690,9 +1653,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     }
 
     /**
-     * @param strategy how claims are held; default {@link ClaimStrategy#LEASED_ROWS}.
-     *     {@link ClaimStrategy#SESSION_LOCKS} needs PostgreSQL 14 or later: claiming on another database fails with an
-     *     {@link IllegalStateException}
+     * @param strategy how claims are held; default {@link ClaimStrategy#LEASED_BATCHES} on PostgreSQL and
+     *     {@link ClaimStrategy#LEASED_ROWS} elsewhere. {@link ClaimStrategy#LEASED_BATCHES} needs PostgreSQL: claiming
+     *     on another database fails with an {@link IllegalStateException}
      * @return this builder
      */
     public Builder withClaimStrategy(ClaimStrategy strategy) {

@@ -44,7 +44,7 @@ final class OperatorSql {
   static Condition waiting(TableNames names, boolean postgres, WaitingSelector selector, boolean locking) {
     StringBuilder where = new StringBuilder("status IN ('PENDING', 'FAILED') AND (lease_until IS NULL OR lease_until <= ?)");
     if (postgres) {
-      where.append(" AND seq NOT IN (").append(SessionClaims.inUnexpiredBatches(names.qualified("outbox_claim")))
+      where.append(" AND seq NOT IN (").append(LeasedBatchClaims.inUnexpiredBatches(names.qualified("outbox_claim")))
           .append(")");
     }
     List<String> texts = new ArrayList<>();
@@ -58,8 +58,8 @@ final class OperatorSql {
     }
     if (postgres && locking) {
       String table = names.qualified("outbox");
-      where.append(" AND pg_try_advisory_xact_lock(").append(SessionClaims.namespace(table)).append(", ")
-          .append(SessionClaims.lockKey("seq")).append(")");
+      where.append(" AND pg_try_advisory_xact_lock(").append(LeasedBatchClaims.namespace(table)).append(", ")
+          .append(LeasedBatchClaims.lockKey("seq")).append(")");
     }
     return new Condition(where.toString(), postgres ? 2 : 1, texts);
   }

@@ -35,7 +35,7 @@ final class StatsSql {
     String table = names.qualified("outbox");
     String inFlight = "w.lease_until > ?";
     if (postgres) {
-      inFlight = "(" + inFlight + " OR w.seq IN (" + SessionClaims.inUnexpiredBatches(names.qualified("outbox_claim"))
+      inFlight = "(" + inFlight + " OR w.seq IN (" + LeasedBatchClaims.inUnexpiredBatches(names.qualified("outbox_claim"))
           + "))";
     }
     return "SELECT e.destination, e.created_at, e.in_flight,"

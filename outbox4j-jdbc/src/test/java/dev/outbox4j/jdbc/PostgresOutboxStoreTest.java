@@ -6,11 +6,16 @@ import dev.outbox4j.testkit.OutboxStoreContract;
 import dev.outbox4j.testkit.PlainSqlRow;
 import java.time.Clock;
 
-/** The store contract on Postgres. */
+/** The store contract on PostgreSQL with its default claim, {@link ClaimStrategy#LEASED_BATCHES}. */
 class PostgresOutboxStoreTest extends OutboxStoreContract {
   @Override
   protected OutboxStore newStore(Clock clock, Retention retention) {
     return TestDatabase.POSTGRES.emptyStore("pgstore_", clock, retention);
+  }
+
+  @Override
+  protected boolean claimChangesTheEntry() {
+    return false;
   }
 
   @Override

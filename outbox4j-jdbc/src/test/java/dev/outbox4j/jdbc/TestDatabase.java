@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The three real databases the tests run on, each with its own table prefix per test class so classes never see each
@@ -63,18 +64,27 @@ enum TestDatabase {
 
   /** @return an empty store over the prefix's tables */
   JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention) {
-    return emptyStore(prefix, clock, retention, ClaimStrategy.LEASED_ROWS);
+    return emptyStore(prefix, clock, retention, null);
   }
 
-  /** @return an empty store over the prefix's tables, claiming with the given strategy; the caller closes it */
-  JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention, ClaimStrategy claims) {
+  /**
+   * @param claims the claim strategy, or {@code null} for the database's default
+   * @return an empty store over the prefix's tables
+   */
+  JdbcOutboxStore emptyStore(String prefix, Clock clock, Retention retention, @Nullable ClaimStrategy claims) {
     DataSource pool = pool(prefix);
-    if (this == POSTGRES && claims == ClaimStrategy.SESSION_LOCKS) {
-      awaitServerOlderThanTheLeases(pool);
-    }
     truncate(pool, TableNames.withPrefix(prefix));
-    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention)
-        .withClaimStrategy(claims).build();
+    return store(pool, prefix, clock, retention, claims);
+  }
+
+  private static JdbcOutboxStore store(DataSource pool, String prefix, Clock clock, Retention retention,
+      @Nullable ClaimStrategy claims) {
+    JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock)
+        .withRetention(retention);
+    if (claims != null) {
+      builder.withClaimStrategy(claims);
+    }
+    return builder.build();
   }
 
   /**
@@ -82,30 +92,13 @@ enum TestDatabase {
    *     have; nothing is truncated. The pool lives as long as the test JVM.
    */
   JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention) {
-    return secondStore(prefix, clock, retention, ClaimStrategy.LEASED_ROWS);
+    return secondStore(prefix, clock, retention, null);
   }
 
   /** As {@link #secondStore(String, Clock, Retention)}, claiming with the given strategy; the caller closes it. */
-  JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention, ClaimStrategy claims) {
+  JdbcOutboxStore secondStore(String prefix, Clock clock, Retention retention, @Nullable ClaimStrategy claims) {
     DataSource pool = POOLS.computeIfAbsent(prefix + "#second", p -> newPool(prefix, 4));
-    return JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withClock(clock).withRetention(retention)
-        .withClaimStrategy(claims).build();
-  }
-
-  /**
-   * Session-lock claims claim nothing on a server that started less than a lease ago (a crash may have lost batch rows
-   * committed without waiting for the flush). The tests' leases are at most a minute, and a server started by the
-   * build itself may be younger: wait until it is not.
-   */
-  private static void awaitServerOlderThanTheLeases(DataSource pool) {
-    org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-      try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-          java.sql.ResultSet r = s.executeQuery("SELECT clock_timestamp() - pg_postmaster_start_time()"
-              + " > interval '2 minutes'")) {
-        r.next();
-        return r.getBoolean(1);
-      }
-    });
+    return store(pool, prefix, clock, retention, claims);
   }
 
   void dropAndMigrate(DataSource dataSource, TableNames names) {

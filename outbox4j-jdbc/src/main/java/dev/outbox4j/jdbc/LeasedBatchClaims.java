@@ -1,0 +1,477 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.spi.Claim;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The PostgreSQL claim of a {@link JdbcOutboxStore} under {@link ClaimStrategy#LEASED_BATCHES}: one narrow row per
+ * claimed batch, no rewrite of the claimed entries, nothing held by a session.
+ *
+ * <h2>The claim: one short transaction</h2>
+ * <ol>
+ *   <li><b>Lock</b> (one statement): over the claim window (or the keys' heads, as for leased rows), each claimable
+ *       entry that is in no unexpired batch gets a transaction-scoped advisory lock,
+ *       {@code pg_try_advisory_xact_lock(table, seq)}; an entry another claim is taking right now is skipped. The
+ *       window is widened by the number of entries in flight, which the claim table shows for every relay, so relays
+ *       never crowd each other out of it.
+ *   <li><b>Take over</b> (only when the first statement saw any): expired batch rows are deleted, skipping any a
+ *       completion holds at this moment, and a previous leased-row claim whose lease passed is cleared from its row
+ *       (its token and a new version), so the relay that held either can no longer complete it.
+ *   <li><b>Note</b> (one statement with a fresh snapshot, taken after the locks): the locked entries still waiting, ready
+ *       and in no batch row are kept and written as one row (token, seqs, lease); their {@code (seq, version)} pairs
+ *       come back.
+ *   <li><b>Commit</b>, waiting for the WAL flush: the batch row is as durable as the entries, so neither a crash of the
+ *       server nor a promoted synchronous standby forgets it. The advisory locks go with the commit.
+ * </ol>
+ * Then the entries are read in auto-commit by {@code seq}; an entry whose version moved meanwhile (an entry-face change
+ * cancels a claim) or whose row cannot be read is taken out of the batch.
+ *
+ * <p>Why two claims never take one entry: a claim that got an entry's lock after another claim released it (at its
+ * commit) reads the claim table afterwards, with a snapshot that contains that commit, so it sees the other batch's row.
+ * Why a candidate is still its key's head: see {@link ClaimSql}. The transaction sets
+ * {@code idle_in_transaction_session_timeout} to the lease, so a relay frozen between statements (SIGSTOP, a long
+ * pause) loses its locks by the server's hand; every statement's answer is small, so the server never waits on a
+ * frozen client's socket inside the transaction. Nothing is kept in a session, so the claim runs through a
+ * transaction-pooling proxy (PgBouncer in transaction mode).
+ *
+ * <h2>Completions: one statement each</h2>
+ * A completion changes the batch row first (trims the completed entries from it, or deletes it with its last entry),
+ * in a data-modifying {@code WITH}, and applies the outcome to the entries only if that row was still there, to the
+ * entries whose version is still the claimed one. A takeover deletes an expired batch row under the row's lock: the
+ * two serialise on it, so a completion either lands before the takeover (which then sees the outcome) or finds its
+ * row gone and changes nothing (its claims are lost). A relay of the previous release that claimed with leased rows is
+ * fenced by its token, which a takeover clears.
+ *
+ * <p>Thread-safe. The batches this store claimed are remembered (their entries not completed yet), so that a completion
+ * knows whether it finishes its batch; completions of one batch are serialised in this store.
+ */
+final class LeasedBatchClaims {
+  /** Runs a unit of work on one of the store's connections, in a transaction or in auto-commit. */
+  interface Connections {
+    <R> R inTransaction(String what, ConnectionWork<R> work);
+
+    <R> R autoCommit(String what, ConnectionWork<R> work);
+  }
+
+  /** The store's heads-and-unkeyed read: up to {@code max} claimable key heads and unkeyed entries, ascending. */
+  interface Heads {
+    List<Long> read(Connection connection, int max, Instant now) throws SQLException;
+  }
+
+  /** Binds the parameters of a change from index {@code first}; returns the next free index. */
+  interface Binder {
+    int bind(PreparedStatement statement, int first) throws SQLException;
+  }
+
+  /** The entries of one claimed batch that this store has not completed yet. */
+  private static final class Batch {
+    final Set<Long> open;
+
+    Batch(Set<Long> open) {
+      this.open = open;
+    }
+  }
+
+  /** Entries locked by the first statement, and whether a takeover is needed before they are noted. */
+  record Locked(List<Long> seqs, boolean takeOver) {
+    static final Locked NONE = new Locked(List.of(), false);
+  }
+
+  private static final String WAITING = "status IN ('PENDING', 'FAILED')";
+  /** A version that matches any: for entries that only leave their batch, whatever their state. */
+  private static final long UNVERSIONED = -1;
+
+  private final Connections connections;
+  private final Heads heads;
+  private final OutboxRows rows;
+  private final String table;
+  private final String claimTable;
+  private final String namespace;
+  private final String claimable;
+  private final Map<UUID, Batch> batches = new ConcurrentHashMap<>();
+  /** As the leased-row claim's hint: the window was full of entries that cannot be claimed, so go to the heads. */
+  private volatile boolean headsFirst;
+
+  LeasedBatchClaims(Connections connections, Heads heads, OutboxRows rows, String table, String claimTable) {
+    this.connections = connections;
+    this.heads = heads;
+    this.rows = rows;
+    this.table = table;
+    this.claimTable = claimTable;
+    this.namespace = namespace(table);
+    this.claimable = ClaimSql.claimable("c", table, PostgresDialect.UNDELIVERED_OF_KEY);
+  }
+
+  /**
+   * @param table the qualified outbox table, as configured
+   * @return the SQL expression of the first key of this table's advisory locks: its OID's low 31 bits, the same for
+   *     every spelling of the table's name ({@code public.outbox4j_outbox} and {@code outbox4j_outbox} are one table),
+   *     folded to a constant when the statement is planned
+   */
+  static String namespace(String table) {
+    return "(('" + table + "'::regclass)::oid::bigint & 2147483647)::int";
+  }
+
+  /** @return the SQL expression of the second key of {@code seqExpression}'s lock: its low 31 bits */
+  static String lockKey(String seqExpression) {
+    return "(" + seqExpression + " & 2147483647)::int";
+  }
+
+  /**
+   * @param claimTable the qualified claim table
+   * @return a subquery (parameter: now) of the entries in claimed batches whose lease has not passed
+   */
+  static String inUnexpiredBatches(String claimTable) {
+    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ?";
+  }
+
+  /** @return the claims, in {@code seq} order */
+  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil) {
+    UUID token = UUID.randomUUID();
+    Map<Long, Long> noted = connections.inTransaction("claim", c -> {
+      Locked locked = lock(c, limit, now, lease);
+      if (locked.seqs().isEmpty()) {
+        return Map.of();
+      }
+      if (locked.takeOver()) {
+        takeOver(c, locked.seqs(), now);
+      }
+      return note(c, locked.seqs(), token, leaseUntil, now);
+    });
+    if (noted.isEmpty()) {
+      return List.of();
+    }
+    batches.put(token, new Batch(new HashSet<>(noted.keySet())));
+    List<OutboxRows.Read> read = connections.autoCommit("claim", c -> read(c, new ArrayList<>(noted.keySet())));
+    List<Claim> claims = new ArrayList<>(read.size());
+    List<OutboxRows.Read> unreadable = new ArrayList<>();
+    Set<Long> dropped = new HashSet<>(noted.keySet());
+    for (OutboxRows.Read row : read) {
+      OutboxEntry entry = row.entry();
+      Long version = noted.get(entry.sequence());
+      if (version == null || version != entry.version()) {
+        continue; // changed through the entry face since the claim: the claim is cancelled
+      }
+      if (!row.readable()) {
+        unreadable.add(row);
+        continue;
+      }
+      dropped.remove(entry.sequence());
+      claims.add(new Claim(entry, token, leaseUntil));
+    }
+    if (!dropped.isEmpty()) {
+      // Unreadable rows are quarantined while still in the batch (nobody else can touch them), then every entry not
+      // handed out leaves the batch, so others may claim it.
+      connections.autoCommit("claim", c -> {
+        rows.quarantineUnreadable(c, unreadable);
+        return null;
+      });
+      Map<Long, Long> leaving = new HashMap<>();
+      dropped.forEach(seq -> leaving.put(seq, UNVERSIONED));
+      complete("claim", token, leaving, "SELECT o.seq FROM " + table + " o", (s, first) -> first);
+    }
+    return claims;
+  }
+
+  /**
+   * The first statement of a claim, in the claim's transaction: locks up to {@code limit} claimable entries in no
+   * unexpired batch, first over the claim window, and through the keys' heads when the window was full of entries
+   * that cannot be claimed (a backlog behind a few keys).
+   */
+  Locked lock(Connection c, int limit, Instant now, Duration lease) throws SQLException {
+    try (Statement set = c.createStatement()) {
+      set.execute("SET LOCAL idle_in_transaction_session_timeout = " + Math.max(1, lease.toMillis()));
+    }
+    int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
+    if (headsFirst) {
+      Locked locked = lockHeads(c, limit, now, List.of());
+      headsFirst = !locked.seqs().isEmpty() && locked.seqs().size() < limit;
+      return locked;
+    }
+    // No ORDER BY, aggregate, DISTINCT or window function above the lock: the LIMIT must pull rows through the filter
+    // one by one, or the filter would lock rows that are never returned; and the window is read only as far as the
+    // LIMIT pulls. Every condition is the CASE's, checked per row, cheapest first, and only then the lock. The window
+    // is widened by the entries in flight (every relay's, from the claim table), which it skips. Only when the batch
+    // is not full does the UNION ALL go on to its second branch: one row with seq 0, whether any batch row has
+    // expired, how many rows the window held (same snapshot) and how many it could have held.
+    String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
+        + " WHERE f.lease_until > ?)";
+    String widened = "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
+        + " WHERE w." + WAITING + " ORDER BY w.seq LIMIT ? + " + inFlight;
+    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, c.lease_until IS NOT NULL AS stale,"
+        + " 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
+        + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
+        + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
+        + " UNION ALL (SELECT 0, EXISTS (SELECT 1 FROM " + claimTable + " e WHERE e.lease_until <= ?),"
+        + " count(*), ? + " + inFlight + " FROM (" + widened + ") z)) x LIMIT ?";
+    List<Long> locked = new ArrayList<>();
+    boolean stale = false;
+    boolean wholeBacklogSeen = false;
+    try (PreparedStatement statement = c.prepareStatement(sql)) {
+      int i = 1;
+      statement.setInt(i++, size);
+      statement.setObject(i++, utc(now));
+      statement.setObject(i++, utc(now));
+      statement.setObject(i++, utc(now));
+      statement.setObject(i++, utc(now));
+      statement.setObject(i++, utc(now));
+      statement.setInt(i++, size);
+      statement.setObject(i++, utc(now));
+      statement.setInt(i++, size);
+      statement.setObject(i++, utc(now));
+      statement.setInt(i, limit);
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          long seq = result.getLong(1);
+          stale |= result.getBoolean(2);
+          if (seq > 0) {
+            locked.add(seq);
+          } else {
+            wholeBacklogSeen = result.getLong(3) < result.getLong(4);
+          }
+        }
+      }
+    }
+    // Done when the batch is full, or the window held every waiting entry (the heads read could find nothing more).
+    if (locked.size() >= limit || wholeBacklogSeen) {
+      return new Locked(locked, stale);
+    }
+    Locked more = lockHeads(c, limit - locked.size(), now, locked);
+    locked.addAll(more.seqs());
+    headsFirst = !locked.isEmpty() && locked.size() < limit;
+    return new Locked(locked, stale || more.takeOver());
+  }
+
+  /** Locks up to {@code limit} of the keys' heads and the unkeyed entries that are in no unexpired batch. */
+  private Locked lockHeads(Connection c, int limit, Instant now, List<Long> skip) throws SQLException {
+    long inFlight;
+    try (PreparedStatement count = c.prepareStatement("SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM "
+        + claimTable + " f WHERE f.lease_until > ?")) {
+      count.setObject(1, utc(now));
+      try (ResultSet result = count.executeQuery()) {
+        result.next();
+        inFlight = result.getLong(1);
+      }
+    }
+    Set<Long> excluded = new HashSet<>(skip);
+    List<Long> candidates = new ArrayList<>();
+    for (long seq : heads.read(c, (int) Math.min(Integer.MAX_VALUE, 2L * limit + inFlight + skip.size()), now)) {
+      if (!excluded.contains(seq)) {
+        candidates.add(seq);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return Locked.NONE;
+    }
+    String sql = "SELECT l.seq, l.stale FROM (SELECT c.seq, c.lease_until IS NOT NULL AS stale FROM " + table + " c"
+        + " WHERE c.seq = ANY(?) AND c." + WAITING + " AND " + ClaimSql.ready("c") + " AND c.seq NOT IN ("
+        + inUnexpiredBatches(claimTable) + ") ORDER BY c.seq OFFSET 0) l"
+        + " WHERE pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("l.seq") + ") LIMIT ?";
+    List<Long> locked = new ArrayList<>();
+    boolean stale = false;
+    try (PreparedStatement statement = c.prepareStatement(sql)) {
+      statement.setArray(1, seqs(c, candidates));
+      statement.setObject(2, utc(now));
+      statement.setObject(3, utc(now));
+      statement.setObject(4, utc(now));
+      statement.setInt(5, limit);
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          locked.add(result.getLong(1));
+          stale |= result.getBoolean(2);
+        }
+      }
+    }
+    if (!stale) {
+      try (PreparedStatement expired = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM " + claimTable
+          + " e WHERE e.lease_until <= ?)")) {
+        expired.setObject(1, utc(now));
+        try (ResultSet result = expired.executeQuery()) {
+          result.next();
+          stale = result.getBoolean(1);
+        }
+      }
+    }
+    return new Locked(locked, stale);
+  }
+
+  /**
+   * Deletes the expired batch rows no completion holds right now, and clears expired leased-row claims from the
+   * locked entries, so the relays that held either are fenced out. In the claim's transaction, after {@link #lock}.
+   */
+  void takeOver(Connection c, List<Long> locked, Instant now) throws SQLException {
+    try (PreparedStatement statement = c.prepareStatement("WITH gone AS (DELETE FROM " + claimTable
+        + " WHERE token IN (SELECT e.token FROM " + claimTable + " e WHERE e.lease_until <= ?"
+        + " FOR UPDATE SKIP LOCKED)) UPDATE " + table + " o SET claim_token = NULL, lease_until = NULL,"
+        + " version = o.version + 1 WHERE o.seq = ANY(?) AND o." + WAITING + " AND o.lease_until <= ?")) {
+      statement.setObject(1, utc(now));
+      statement.setArray(2, seqs(c, locked));
+      statement.setObject(3, utc(now));
+      statement.executeUpdate();
+    }
+  }
+
+  /**
+   * Keeps the locked entries that, read afresh, still wait, are ready, carry no leased-row claim and are in no batch
+   * row, and notes them as one batch row. In the claim's transaction, after {@link #lock} (and {@link #takeOver}).
+   *
+   * @return the kept entries' versions by {@code seq}
+   */
+  private Map<Long, Long> note(Connection c, List<Long> locked, UUID token, Instant leaseUntil, Instant now)
+      throws SQLException {
+    String sql = "WITH kept AS MATERIALIZED (SELECT o.seq, o.version FROM " + table + " o WHERE o.seq = ANY(?)"
+        + " AND o." + WAITING + " AND o.available_at <= ? AND o.claim_token IS NULL"
+        + " AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until)"
+        + " SELECT ?, array_agg(k.seq), ? FROM kept k HAVING count(*) > 0)"
+        + " SELECT seq, version FROM kept";
+    Map<Long, Long> kept = new LinkedHashMap<>();
+    try (PreparedStatement statement = c.prepareStatement(sql)) {
+      statement.setArray(1, seqs(c, locked));
+      statement.setObject(2, utc(now));
+      statement.setObject(3, token);
+      statement.setObject(4, utc(leaseUntil));
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          kept.put(result.getLong(1), result.getLong(2));
+        }
+      }
+    }
+    return kept;
+  }
+
+  private List<OutboxRows.Read> read(Connection c, List<Long> seqs) throws SQLException {
+    List<OutboxRows.Read> read = new ArrayList<>(seqs.size());
+    try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("o") + " FROM " + table
+        + " o WHERE o.seq = ANY(?) AND o." + WAITING + " ORDER BY o.seq")) {
+      select.setArray(1, seqs(c, seqs));
+      try (ResultSet result = select.executeQuery()) {
+        while (result.next()) {
+          read.add(rows.read(result));
+        }
+      }
+    }
+    return read;
+  }
+
+  /**
+   * Applies an outcome to claims of this strategy: for each batch, in one statement, the batch row is trimmed (or
+   * deleted with its last entry) and, only if it was still there, {@code change} is applied to the entries whose
+   * version is still the claimed one.
+   *
+   * @param change {@code DELETE FROM <table> o}, {@code UPDATE <table> o SET ...} or {@code SELECT o.seq FROM <table>
+   *     o} (an outcome that changes no entry); the fence and {@code RETURNING o.seq} are added; {@code binder} binds
+   *     its own parameters from index 1
+   * @return the claims that were lost
+   */
+  List<Claim> complete(String what, Collection<Claim> claims, String change, Binder binder) {
+    Map<UUID, List<Claim>> byToken = new LinkedHashMap<>();
+    for (Claim claim : claims) {
+      byToken.computeIfAbsent(claim.token(), t -> new ArrayList<>()).add(claim);
+    }
+    List<Claim> lost = new ArrayList<>();
+    for (Map.Entry<UUID, List<Claim>> group : byToken.entrySet()) {
+      List<Claim> batch = group.getValue();
+      Map<Long, Long> versions = new HashMap<>();
+      batch.forEach(claim -> versions.put(claim.entry().sequence(), claim.entry().version()));
+      Set<Long> applied = complete(what, group.getKey(), versions, change, binder);
+      batch.stream().filter(claim -> !applied.contains(claim.entry().sequence())).forEach(lost::add);
+    }
+    return lost;
+  }
+
+  /** @return the {@code seq}s the change was applied to */
+  private Set<Long> complete(String what, UUID token, Map<Long, Long> versions, String change, Binder binder) {
+    Batch batch = batches.get(token);
+    if (batch == null) {
+      return completeUnknown(what, token, versions, change, binder);
+    }
+    synchronized (batch) {
+      Set<Long> remaining = new HashSet<>(batch.open);
+      remaining.removeAll(versions.keySet());
+      boolean last = remaining.isEmpty();
+      String mine = last
+          ? "DELETE FROM " + claimTable + " WHERE token = ? RETURNING 1"
+          : "UPDATE " + claimTable + " SET seqs = ? WHERE token = ? RETURNING 1";
+      Set<Long> applied = apply(what, mine, token, last ? null : remaining, versions, change, binder);
+      batch.open.removeAll(versions.keySet());
+      if (last) {
+        batches.remove(token);
+      }
+      return applied;
+    }
+  }
+
+  /** A batch this store did not claim (or forgot): trimmed in SQL, and left for a takeover when empty. */
+  private Set<Long> completeUnknown(String what, UUID token, Map<Long, Long> versions, String change,
+      Binder binder) {
+    String mine = "UPDATE " + claimTable + " SET seqs = ARRAY(SELECT x FROM unnest(seqs) AS x WHERE x <> ALL(?))"
+        + " WHERE token = ? RETURNING 1";
+    return apply(what, mine, token, versions.keySet(), versions, change, binder);
+  }
+
+  private Set<Long> apply(String what, String mine, UUID token, @Nullable Set<Long> seqsParameter,
+      Map<Long, Long> versions, String change, Binder binder) {
+    List<Long> seqs = new ArrayList<>(versions.keySet());
+    boolean versioned = versions.values().stream().noneMatch(v -> v == UNVERSIONED);
+    // The batch row's change comes first in the WITH and gates the outcome as a one-time filter; the entries are found
+    // through "seq = ANY" (the claim index, one probe per entry) and only then matched with their versions (a join with
+    // the unnest let the planner hash the whole outbox when its statistics showed a backlog).
+    String sql = "WITH mine AS (" + mine + ") " + change + " WHERE o.seq = ANY(?::bigint[])"
+        + (versioned ? " AND o." + WAITING + " AND (o.seq, o.version) IN (SELECT v.seq, v.version"
+            + " FROM unnest(?::bigint[], ?::bigint[]) AS v(seq, version))" : "")
+        + " AND EXISTS (SELECT 1 FROM mine)" + (change.startsWith("SELECT") ? "" : " RETURNING o.seq");
+    return connections.autoCommit(what, c -> {
+      try (PreparedStatement statement = c.prepareStatement(sql)) {
+        int next = 1;
+        if (seqsParameter != null) {
+          statement.setArray(next++, seqs(c, new ArrayList<>(seqsParameter)));
+        }
+        statement.setObject(next++, token);
+        next = binder.bind(statement, next);
+        statement.setArray(next++, seqs(c, seqs));
+        if (versioned) {
+          statement.setArray(next++, seqs(c, seqs));
+          statement.setArray(next, c.createArrayOf("bigint", seqs.stream().map(versions::get).toArray()));
+        }
+        Set<Long> applied = new HashSet<>();
+        try (ResultSet result = statement.executeQuery()) {
+          while (result.next()) {
+            applied.add(result.getLong(1));
+          }
+        }
+        return applied;
+      }
+    });
+  }
+
+  private static OffsetDateTime utc(Instant instant) {
+    return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+  }
+
+  private static Array seqs(Connection connection, List<Long> seqs) throws SQLException {
+    return connection.createArrayOf("bigint", seqs.toArray());
+  }
+}
