@@ -133,7 +133,7 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
     for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed
       plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, variant[0] == 1, variant[1],
-          variant[2] == 1, false, ClaimStrategy.SESSION_LOCKS)));
+          variant[2] == 1, false, ClaimStrategy.LEASED_ROWS)));
     }
     plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
     plan.add(new Planned(Set.of("write"), () -> {
@@ -168,7 +168,7 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"),
-        () -> new Outbox4jEndToEnd(database, options.writers(), ClaimStrategy.SESSION_LOCKS)));
+        () -> new Outbox4jEndToEnd(database, options.writers(), ClaimStrategy.LEASED_ROWS)));
     plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
@@ -185,9 +185,9 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("kafka"), () -> new RawBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("kafka"),
-          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
       plan.add(new Planned(Set.of("kafka"),
-          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("rabbitmq"),
@@ -195,17 +195,17 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("rabbitmq"),
           () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
       plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
     }
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
       plan.add(new Planned(Set.of("nats"),
-          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
       plan.add(new Planned(Set.of("nats"),
-          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 1, ClaimStrategy.SESSION_LOCKS)));
+          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
     }
     return plan;
   }

@@ -129,10 +129,10 @@ final class Report {
           Metric.THROUGHPUT, true, 0.9),
       new Target("end to end, 4 writers: outbox4j / raw loop, CPU per message", "e2e-outbox4j", "e2e-raw",
           Metric.CPU, false, 1.25),
-      new Target("end to end, 4 writers: outbox4j with session-lock claims / raw loop, msgs/s", "e2e-outbox4j-session",
+      new Target("end to end, 4 writers: outbox4j with session-lock claims / raw loop, msgs/s", "e2e-outbox4j-rows",
           "e2e-raw", Metric.THROUGHPUT, true, 0.9),
       new Target("end to end, 4 writers: outbox4j with session-lock claims / raw loop, CPU per message",
-          "e2e-outbox4j-session", "e2e-raw", Metric.CPU, false, 1.25),
+          "e2e-outbox4j-rows", "e2e-raw", Metric.CPU, false, 1.25),
       new Target("end to end, 4 writers: outbox4j / gruelbox, msgs/s (informational)", "e2e-outbox4j",
           "e2e-gruelbox", Metric.THROUGHPUT, true, Double.NaN),
       new Target("end to end, 4 writers: gruelbox / raw loop, CPU per message (informational)", "e2e-gruelbox",
@@ -173,7 +173,7 @@ final class Report {
   private static Target brokerSession(String title, String name, boolean keyed) {
     String kind = keyed ? "keyed" : "unkeyed";
     return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay, session-lock claims"
-        + " / JDBC + client baseline", name + "-outbox4j-" + kind + "-session", name + "-raw-" + kind,
+        + " / JDBC + client baseline", name + "-outbox4j-" + kind + "-rows", name + "-raw-" + kind,
         Metric.THROUGHPUT, true, 0.8);
   }
 

@@ -79,7 +79,7 @@ class BenchHarnessTest {
   @Test
   void outbox4j_drain_with_session_lock_claims_retires_every_entry_and_leaves_no_advisory_lock() throws Exception {
     try (Outbox4jDrain drain =
-        new Outbox4jDrain(database, false, 2, false, false, dev.outbox4j.jdbc.ClaimStrategy.SESSION_LOCKS)) {
+        new Outbox4jDrain(database, false, 2, false, false, dev.outbox4j.jdbc.ClaimStrategy.LEASED_ROWS)) {
       drain.prepare(2_000);
 
       assertThat(drain.execute(2_000).messages()).isEqualTo(2_000);

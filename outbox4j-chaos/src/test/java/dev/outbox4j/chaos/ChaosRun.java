@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One chaos run: a database the suite starts and crashes itself, writer processes, relay processes that are killed,
@@ -50,7 +51,8 @@ final class ChaosRun {
       "-Xshare:auto");
 
   private final ChaosScenario scenario;
-  private final ClaimStrategy claims;
+  /** How the relays claim; {@code null}: relays alternate between the two strategies, as in a rolling switch. */
+  private final @Nullable ClaimStrategy claims;
   private final String label;
   private final Path directory;
   private final Path refuseFlag;
@@ -61,7 +63,7 @@ final class ChaosRun {
   /** The destination that refuses everything in a run with {@link #refusing}. */
   static final String REFUSING_DESTINATION = "refusing";
 
-  private ChaosRun(ChaosScenario scenario, ClaimStrategy claims, String label, long seed, boolean refusing) {
+  private ChaosRun(ChaosScenario scenario, @Nullable ClaimStrategy claims, String label, long seed, boolean refusing) {
     this.refusing = refusing;
     this.scenario = scenario;
     this.claims = claims;
@@ -76,13 +78,14 @@ final class ChaosRun {
    *
    * @param label names the run's directory under {@code target/chaos}
    * @param scenario what to inject
-   * @param claims how the relays' stores hold their claims
+   * @param claims how the relays' stores hold their claims; {@code null} for relays alternating between the two
+   *     strategies (a rolling switch)
    * @param database starts the database: {@link PostgresCluster#start} or {@link MariaDbServer#start}
    * @param consumer the far end of the relays, already set up
    * @param seed fixes kill times, kill targets and the writers' keys
    * @return the report
    */
-  static ChaosReport run(String label, ChaosScenario scenario, ClaimStrategy claims,
+  static ChaosReport run(String label, ChaosScenario scenario, @Nullable ClaimStrategy claims,
       BiFunction<ChildProcesses, Path, ChaosDatabase> database, ChaosConsumer consumer, long seed) {
     return new ChaosRun(scenario, claims, label, seed, false).execute(database, consumer);
   }
@@ -102,10 +105,11 @@ final class ChaosRun {
 
   /**
    * @param scenario what to inject
-   * @param claims how the relays' stores hold their claims
+   * @param claims how the relays' stores hold their claims; {@code null} for relays alternating between the two
+   *     strategies (a rolling switch)
    * @param database starts the database
    */
-  record ScenarioAndDatabase(ChaosScenario scenario, ClaimStrategy claims,
+  record ScenarioAndDatabase(ChaosScenario scenario, @Nullable ClaimStrategy claims,
       BiFunction<ChildProcesses, Path, ChaosDatabase> database) {}
 
   private ChaosReport execute(BiFunction<ChildProcesses, Path, ChaosDatabase> startDatabase, ChaosConsumer consumer) {
@@ -115,7 +119,7 @@ final class ChaosRun {
         ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
         TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
       String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form()
-          + (claims == ClaimStrategy.LEASED_ROWS ? "" : "/" + claims.name().toLowerCase(Locale.ROOT))
+          + (claims == null ? "/rolling-switch" : "/" + claims.name().toLowerCase(Locale.ROOT))
           + (refusing ? "/refusing_destination" : "");
       if (refusing) {
         Files.createDirectories(directory);
@@ -458,7 +462,8 @@ final class ChaosRun {
       args.put("url", database.jdbcUrl());
       args.put("prefix", PREFIX);
       args.put("transport", consumer.transport());
-      args.put("claims", claims);
+      args.put("claims", claims != null ? claims
+          : r % 2 == 0 ? ClaimStrategy.LEASED_BATCHES : ClaimStrategy.LEASED_ROWS);
       args.put("lease", scenario.lease());
       args.put("deliveryTimeout", scenario.deliveryTimeout());
       args.put("retryBase", scenario.retryBase());

@@ -44,6 +44,11 @@ final class ChildArguments {
     return value;
   }
 
+  /** @return whether the argument was given */
+  boolean has(String name) {
+    return values.containsKey(name);
+  }
+
   String text(String name) {
     String value = values.get(name);
     if (value == null) {
@@ -67,7 +72,7 @@ final class ChildArguments {
 
   /**
    * @param fallback the constant when the argument was not given
-   * @return the constant given in kebab-case ({@code session-locks} for {@code SESSION_LOCKS})
+   * @return the constant given in kebab-case ({@code leased-rows} for {@code LEASED_ROWS})
    */
   <E extends Enum<E>> E constant(String name, E fallback) {
     String value = values.get(name);

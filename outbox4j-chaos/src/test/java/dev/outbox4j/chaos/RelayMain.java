@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
  * confirmed delivery when asked to ({@link SelfFreezingTransport}); with {@code refuseFlag}, one destination is refused
  * while the flag file exists ({@link RefusingDestinationTransport}). {@code claims} names the store's
- * {@link ClaimStrategy} ({@code leased-rows}, the default, or {@code session-locks}).
+ * {@link ClaimStrategy} ({@code leased-rows} or {@code leased-batches}; the database's default when not given).
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -81,8 +81,8 @@ public final class RelayMain {
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(200))
         .onEvent(new EventLines())
         .build();
-    // On a normal exit or SIGTERM the store gives back its claim connection once the relay no longer uses it. A
-    // SIGKILL (what the suite sends) skips this: the process's socket closes and the server ends the session.
+    // On a normal exit or SIGTERM the relay stops and hands back what it has not sent; a SIGKILL (what the suite
+    // sends) skips this, and the claims wait for their lease.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       relay.close();
       store.close();
@@ -113,10 +113,12 @@ public final class RelayMain {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (true) {
       try {
-        return JdbcOutboxStore.builder(pool).withTablePrefix(args.text("prefix"))
-            .withRetention(Retention.keepFor(Duration.ofHours(1)))
-            .withClaimStrategy(args.constant("claims", ClaimStrategy.LEASED_ROWS))
-            .build();
+        JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(pool).withTablePrefix(args.text("prefix"))
+            .withRetention(Retention.keepFor(Duration.ofHours(1)));
+        if (args.has("claims")) {
+          builder.withClaimStrategy(args.constant("claims", ClaimStrategy.LEASED_ROWS));
+        }
+        return builder.build();
       } catch (RuntimeException e) {
         OUT.println("STORE_BUILD_FAILED " + e);
         if (System.nanoTime() > deadline) {

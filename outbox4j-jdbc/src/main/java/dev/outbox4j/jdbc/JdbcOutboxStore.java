@@ -273,6 +273,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
    * @throws IllegalStateException when {@link ClaimStrategy#LEASED_BATCHES} was asked for on another database
    */
   public ClaimStrategy claimStrategy() {
+    if (claimStrategy == ClaimStrategy.LEASED_ROWS) {
+      return claimStrategy;
+    }
     boolean postgres = isPostgres();
     if (claimStrategy == null) {
       return postgres ? ClaimStrategy.LEASED_BATCHES : ClaimStrategy.LEASED_ROWS;
@@ -1546,7 +1549,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   private OutboxException failure(String what, SQLException e) {
-    return new OutboxException("outbox " + what + " failed on " + table + ": " + e.getMessage(), e);
+    String claimTable = names.qualified("outbox_claim");
+    String missing = "42P01".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(claimTable)
+        ? " (every PostgreSQL claim reads " + claimTable + ", created by migration V5__session_claims.sql:"
+            + " apply every migration of db/outbox4j/postgresql, or call migrate())"
+        : "";
+    return new OutboxException("outbox " + what + " failed on " + table + ": " + e.getMessage() + missing, e);
   }
 
   /** Configures a {@link JdbcOutboxStore}. Not thread-safe; {@link #build()} returns an immutable store. */

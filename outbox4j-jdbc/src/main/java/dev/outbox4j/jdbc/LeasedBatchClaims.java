@@ -164,7 +164,13 @@ final class LeasedBatchClaims {
       return List.of();
     }
     batches.put(token, new Batch(new HashSet<>(noted.keySet())));
-    List<OutboxRows.Read> read = connections.autoCommit("claim", c -> read(c, new ArrayList<>(noted.keySet())));
+    List<OutboxRows.Read> read;
+    try {
+      read = connections.autoCommit("claim", c -> read(c, new ArrayList<>(noted.keySet())));
+    } catch (RuntimeException e) {
+      giveBack(token, e); // nothing was handed out: the entries must not wait for the lease
+      throw e;
+    }
     List<Claim> claims = new ArrayList<>(read.size());
     List<OutboxRows.Read> unreadable = new ArrayList<>();
     Set<Long> dropped = new HashSet<>(noted.keySet());
@@ -193,6 +199,21 @@ final class LeasedBatchClaims {
       complete("claim", token, leaving, "SELECT o.seq FROM " + table + " o", (s, first) -> first);
     }
     return claims;
+  }
+
+  /** Deletes a batch row that was never handed out; should that fail too, the batch waits for its lease. */
+  private void giveBack(UUID token, RuntimeException failure) {
+    batches.remove(token);
+    try {
+      connections.autoCommit("claim", c -> {
+        try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + claimTable + " WHERE token = ?")) {
+          delete.setObject(1, token);
+          return delete.executeUpdate();
+        }
+      });
+    } catch (RuntimeException suppressed) {
+      failure.addSuppressed(suppressed);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.outbox4j.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.Outbox;
@@ -125,12 +126,12 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
-  void the_claim_strategy_property_reaches_the_store_and_defaults_to_leased_rows() {
+  void the_claim_strategy_property_reaches_the_store_and_defaults_to_the_databases_own() {
     runner.run(context -> assertThat(context.getBean(JdbcOutboxStore.class).claimStrategy())
-        .isEqualTo(ClaimStrategy.LEASED_ROWS));
-    runner.withPropertyValues("outbox4j.claim-strategy=session-locks")
-        .run(context -> assertThat(context.getBean(JdbcOutboxStore.class).claimStrategy())
-            .isEqualTo(ClaimStrategy.SESSION_LOCKS));
+        .as("H2's default").isEqualTo(ClaimStrategy.LEASED_ROWS));
+    runner.withPropertyValues("outbox4j.claim-strategy=leased-batches")
+        .run(context -> assertThatThrownBy(() -> context.getBean(JdbcOutboxStore.class).claimStrategy())
+            .hasMessageContaining("LEASED_BATCHES needs PostgreSQL"));
   }
 
   @Test

@@ -55,7 +55,7 @@ public final class ConfigReader {
     keys.put("database.migrate", "false");
     keys.put("database.pool-size", "10");
     keys.put("database.keep-delivered", "");
-    keys.put("database.claims", "leased-rows");
+    keys.put("database.claims", "default");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -191,7 +191,7 @@ public final class ConfigReader {
           bool("database.migrate"),
           integer("database.pool-size", 2, 200),
           optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
-          constant("database.claims", ClaimStrategy.class));
+          claims());
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -360,7 +360,17 @@ public final class ConfigReader {
       return text;
     }
 
-    /** An enum constant written in lower case with '-' for '_' ({@code SESSION_LOCKS} is {@code session-locks}). */
+    /** @return the claim strategy, or {@code null} for the database's default */
+    private @Nullable ClaimStrategy claims() {
+      if ("session-locks".equals(optional("database.claims").orElse(""))) {
+        throw invalid("database.claims", "'default', 'leased-rows' or 'leased-batches': 'session-locks' was removed;"
+            + " PostgreSQL's default claim (leased-batches) replaces it (docs/stores.md, \"Claim strategies\")");
+      }
+      String chosen = choice("database.claims", List.of("default", "leased-rows", "leased-batches"));
+      return chosen.equals("default") ? null : ClaimStrategy.valueOf(chosen.toUpperCase(Locale.ROOT).replace('-', '_'));
+    }
+
+    /** An enum constant written in lower case with '-' for '_' ({@code LEASED_ROWS} is {@code leased-rows}). */
     private <E extends Enum<E>> E constant(String key, Class<E> type) {
       List<String> allowed = Arrays.stream(type.getEnumConstants())
           .map(constant -> constant.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList();

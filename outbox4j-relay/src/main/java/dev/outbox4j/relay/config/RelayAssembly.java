@@ -88,13 +88,15 @@ public final class RelayAssembly {
    * @return the store; close it after the relay that uses it
    */
   public static JdbcOutboxStore store(DataSource dataSource, RelayConfig.Database database) {
-    return JdbcOutboxStore.builder(dataSource)
+    JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource)
         .withTablePrefix(database.tablePrefix())
         .withSchema(database.schema())
         .withRetention(database.keepDelivered() == null
-            ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()))
-        .withClaimStrategy(database.claims())
-        .build();
+            ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()));
+    if (database.claims() != null) {
+      builder.withClaimStrategy(database.claims());
+    }
+    return builder.build();
   }
 
   /**

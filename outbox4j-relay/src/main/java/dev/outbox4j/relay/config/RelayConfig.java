@@ -47,10 +47,10 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param migrate whether {@code run} applies the migrations at start
    * @param poolSize most connections the relay's pool opens
    * @param keepDelivered how long delivered entries are kept, or {@code null} to delete them on delivery
-   * @param claims how the store holds the relay's claims
+   * @param claims how the store holds the relay's claims, or {@code null} for the database's default
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
-      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, ClaimStrategy claims) {
+      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
     /**
      * @param size most connections of a pool
      * @return these settings with that pool size

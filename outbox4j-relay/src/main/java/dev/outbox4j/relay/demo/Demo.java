@@ -2,7 +2,6 @@ package dev.outbox4j.relay.demo;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.OutboxException;
-import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.relay.config.RelayAssembly;
 import dev.outbox4j.relay.config.RelayConfig;
 import dev.outbox4j.relay.runtime.RelayRuntime;
@@ -83,7 +82,7 @@ public final class Demo implements AutoCloseable {
     HikariDataSource producerPool = null;
     try {
       producerPool = RelayAssembly.dataSource(new RelayConfig.Database(url, null, null, null, "outbox4j_", false, 2,
-          null, ClaimStrategy.LEASED_ROWS), "outbox4j-demo-producer");
+          null, null), "outbox4j-demo-producer");
       DemoProducer producer = new DemoProducer(producerPool, runtime.store().outbox(), runtime.relay()::wakeUp,
           RandomGenerator.getDefault());
       producerHolder[0] = producer;
@@ -101,7 +100,7 @@ public final class Demo implements AutoCloseable {
   private static RelayConfig config(String url, RelayConfig.Server server, int port, String secret) {
     String sinkBase = "http://127.0.0.1:" + port + "/demo/sink/";
     RelayConfig.Database database = new RelayConfig.Database(url, null, null, null, "outbox4j_", true, 5, null,
-        ClaimStrategy.LEASED_ROWS);
+        null);
     RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(100, 1, Duration.ofSeconds(30),
         Duration.ofSeconds(10), 64, Duration.ofMillis(10), Duration.ofMillis(250), Duration.ofSeconds(5), false);
     RelayConfig.Retry retry = new RelayConfig.Retry("linear", Duration.ofSeconds(1), 2.0, Duration.ofSeconds(5), 3,

@@ -41,19 +41,22 @@ class ConfigReaderTest {
     assertThat(config.server().showPayloads()).isFalse();
     assertThat(config.database().tablePrefix()).isEqualTo("outbox4j_");
     assertThat(config.database().keepDelivered()).isNull();
-    assertThat(config.database().claims()).isEqualTo(ClaimStrategy.LEASED_ROWS);
+    assertThat(config.database().claims()).as("the database's default").isNull();
   }
 
   @Test
   void the_claim_strategy_is_read_from_the_file_or_the_environment_and_reaches_the_store() throws IOException {
-    RelayConfig fromFile = ConfigReader.read(file(MINIMAL + "  claims: session-locks\n"), List.of(), Map.of());
-    assertThat(fromFile.database().claims()).isEqualTo(ClaimStrategy.SESSION_LOCKS);
-    RelayConfig fromEnvironment = ConfigReader.read(file(MINIMAL + "  claims: session-locks\n"), List.of(),
+    RelayConfig fromFile = ConfigReader.read(file(MINIMAL + "  claims: leased-batches\n"), List.of(), Map.of());
+    assertThat(fromFile.database().claims()).isEqualTo(ClaimStrategy.LEASED_BATCHES);
+    RelayConfig fromEnvironment = ConfigReader.read(file(MINIMAL + "  claims: leased-batches\n"), List.of(),
         Map.of("OUTBOX4J_DATABASE_CLAIMS", "leased-rows"));
     assertThat(fromEnvironment.database().claims()).isEqualTo(ClaimStrategy.LEASED_ROWS);
-    try (JdbcOutboxStore store = RelayAssembly.store(new JdbcDataSource(), fromFile.database())) {
-      assertThat(store.claimStrategy()).isEqualTo(ClaimStrategy.SESSION_LOCKS);
+    try (JdbcOutboxStore store = RelayAssembly.store(new JdbcDataSource(), fromEnvironment.database())) {
+      assertThat(store.claimStrategy()).isEqualTo(ClaimStrategy.LEASED_ROWS);
     }
+    assertThatThrownBy(() -> ConfigReader.read(file(MINIMAL + "  claims: session-locks\n"), List.of(), Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("'session-locks' was removed")
+        .hasMessageContaining("leased-batches");
   }
 
   @Test
@@ -75,11 +78,12 @@ class ConfigReaderTest {
     Path file = file(MINIMAL + "  claims: advisory\n");
     assertThatThrownBy(() -> ConfigReader.read(file, List.of(), Map.of()))
         .isInstanceOf(ConfigException.class)
-        .hasMessage(file + " line 3: 'database.claims' must be one of [leased-rows, session-locks], was 'advisory'");
+        .hasMessage(file + " line 3: 'database.claims' must be one of [default, leased-rows, leased-batches], was"
+            + " 'advisory'");
     assertThatThrownBy(() -> ConfigReader.read(file(MINIMAL), List.of(), Map.of("OUTBOX4J_DATABASE_CLAIMS",
-        "SESSION_LOCKS")))
-        .hasMessage("environment OUTBOX4J_DATABASE_CLAIMS: 'database.claims' must be one of [leased-rows, "
-            + "session-locks], was 'SESSION_LOCKS'");
+        "LEASED_ROWS")))
+        .hasMessage("environment OUTBOX4J_DATABASE_CLAIMS: 'database.claims' must be one of [default, leased-rows,"
+            + " leased-batches], was 'LEASED_ROWS'");
   }
 
   @Test

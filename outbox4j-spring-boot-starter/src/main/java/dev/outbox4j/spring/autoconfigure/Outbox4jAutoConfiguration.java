@@ -73,8 +73,10 @@ public class Outbox4jAutoConfiguration {
       ObjectProvider<Outbox4jCustomizer> customizers) {
     JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource)
         .withTableNames(properties.getTables().toTableNames())
-        .withLimits(properties.getLimits().toMessageLimits())
-        .withClaimStrategy(properties.getClaimStrategy());
+        .withLimits(properties.getLimits().toMessageLimits());
+    if (properties.getClaimStrategy() != null) {
+      builder.withClaimStrategy(properties.getClaimStrategy());
+    }
     if (properties.getKeepDelivered() != null) {
       builder.withRetention(Retention.keepFor(properties.getKeepDelivered()));
     }

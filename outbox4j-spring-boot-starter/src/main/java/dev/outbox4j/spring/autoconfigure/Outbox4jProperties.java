@@ -49,12 +49,10 @@ public class Outbox4jProperties {
   private @Nullable Duration keepDelivered;
 
   /**
-   * How the store holds the relay's claims: leased-rows (the default, every database) writes a lease into each
-   * claimed row; session-locks holds a session advisory lock per claimed entry on one connection the store keeps,
-   * ended by the server after the lease idle (PostgreSQL 14 or later; not behind a transaction-pooling proxy such as
-   * PgBouncer in transaction mode).
+   * How the store holds the relay's claims; unset for the database's default: leased-batches on PostgreSQL (one
+   * durable row per claimed batch), leased-rows elsewhere (a lease written into each claimed row).
    */
-  private ClaimStrategy claimStrategy = ClaimStrategy.LEASED_ROWS;
+  private @Nullable ClaimStrategy claimStrategy;
 
   /** Schema-migration policy. */
   public enum Migrate {
@@ -134,11 +132,11 @@ public class Outbox4jProperties {
     this.keepDelivered = keepDelivered;
   }
 
-  public ClaimStrategy getClaimStrategy() {
+  public @Nullable ClaimStrategy getClaimStrategy() {
     return claimStrategy;
   }
 
-  public void setClaimStrategy(ClaimStrategy claimStrategy) {
+  public void setClaimStrategy(@Nullable ClaimStrategy claimStrategy) {
     this.claimStrategy = claimStrategy;
   }
 
