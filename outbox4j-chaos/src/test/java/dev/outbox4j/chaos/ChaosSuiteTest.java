@@ -39,24 +39,27 @@ class ChaosSuiteTest {
   /**
    * A rolling switch between the two claim strategies: every other relay claims with leased rows, the others with
    * leased batches (PostgreSQL's default), through every fault of the run. Each skips what the other holds and fences
-   * the other's completions once it has taken an entry over (the frozen relay's among them).
+   * the other's completions once it has taken an entry over (the frozen relay's among them). The database's crash is
+   * a failover: the primary stops at once and its synchronous streaming standby is promoted.
    */
   @Test
-  void postgresql_with_relays_of_both_claim_strategies_loses_invents_reorders_and_strands_nothing() {
-    keepsEveryPromise("postgresql-rolling-switch-ledger", true, null, new ChaosConsumer.Ledger());
+  void postgresql_failing_over_with_relays_of_both_claim_strategies_loses_invents_reorders_and_strands_nothing() {
+    keepsEveryPromise("postgresql-failover-rolling-switch-ledger", PostgresCluster::startWithAStandby, null,
+        new ChaosConsumer.Ledger());
   }
 
   /**
    * A fault stays in its lane: beside the consumer's destination, a second one (a writer of its own, keys of its own)
    * refuses every delivery for the whole writing time, through every other fault of the run, and recovers when the
    * writers stop. The healthy destination loses, reorders and strands nothing; the refusing one is paused (never
-   * charged into quarantine) and drains once it recovers.
+   * charged into quarantine) and drains once it recovers. The database's crash here is a client backend SIGKILLed:
+   * the postmaster ends every session and reinitialises, its start time unchanged.
    */
   @Test
   void postgresql_with_a_destination_refusing_everything_keeps_every_promise_for_the_others_and_drains_it_after() {
     ChaosScenario scenario = ChaosScenario.current();
     ChaosReport report = ChaosRun.runWithARefusingDestination("postgresql-refusing-ledger-" + scenario.form(),
-        new ChaosRun.ScenarioAndDatabase(scenario, ClaimStrategy.LEASED_BATCHES, PostgresCluster::start),
+        new ChaosRun.ScenarioAndDatabase(scenario, ClaimStrategy.LEASED_BATCHES, PostgresCluster::startKillingABackend),
         new ChaosConsumer.Ledger(), SEED);
     SoftAssertions soft = new SoftAssertions();
     judge(soft, report, scenario, Map.of());
@@ -78,9 +81,14 @@ class ChaosSuiteTest {
 
   private static void keepsEveryPromise(String label, boolean postgres, @Nullable ClaimStrategy claims,
       ChaosConsumer consumer) {
+    keepsEveryPromise(label, postgres ? PostgresCluster::start : MariaDbServer::start, claims, consumer);
+  }
+
+  private static void keepsEveryPromise(String label,
+      java.util.function.BiFunction<ChildProcesses, java.nio.file.Path, ChaosDatabase> database,
+      @Nullable ClaimStrategy claims, ChaosConsumer consumer) {
     ChaosScenario scenario = ChaosScenario.current();
-    ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario, claims,
-        postgres ? PostgresCluster::start : MariaDbServer::start, consumer, SEED);
+    ChaosReport report = ChaosRun.run(label + "-" + scenario.form(), scenario, claims, database, consumer, SEED);
     Map<String, String> deferred = scenario.form().equals("short") ? DEFERRED_IN_SHORT_FORM.getOrDefault(label,
         Map.of()) : Map.of();
     SoftAssertions soft = new SoftAssertions();
