@@ -1,5 +1,6 @@
 package dev.outbox4j.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -20,6 +21,8 @@ final class SvgBarChart {
   static final int BAR_HEIGHT = 14;
   private static final int BAR_GAP = 2;
   private static final int LABEL_HEIGHT = 18;
+  /** The longest label line: about what fits across {@link #WIDTH} at the labels' 13 px. */
+  static final int LABEL_CHARACTERS = 105;
   private static final int ROW_GAP = 10;
   private static final int TITLE_HEIGHT = 30;
   private static final int LEGEND_HEIGHT = 24;
@@ -139,7 +142,7 @@ final class SvgBarChart {
     int plotTop = TITLE_HEIGHT + LEGEND_HEIGHT;
     int plotHeight = 0;
     for (Row row : rows) {
-      plotHeight += LABEL_HEIGHT + row.bars().size() * (BAR_HEIGHT + BAR_GAP) + ROW_GAP;
+      plotHeight += wrap(row.label()).size() * LABEL_HEIGHT + row.bars().size() * (BAR_HEIGHT + BAR_GAP) + ROW_GAP;
     }
     int height = plotTop + plotHeight + AXIS_HEIGHT;
     StringBuilder out = new StringBuilder();
@@ -166,9 +169,15 @@ final class SvgBarChart {
         escape(axisLabel)));
     int y = plotTop;
     for (Row row : rows) {
-      out.append(format("<text class=\"label\" x=\"%d\" y=\"%d\" %s font-size=\"13\" fill=\"#000000\">%s</text>\n",
-          LEFT + 4, y + LABEL_HEIGHT - 5, FONT, escape(row.label())));
-      y += LABEL_HEIGHT;
+      List<String> lines = wrap(row.label());
+      out.append(format("<text class=\"label\" x=\"%d\" y=\"%d\" %s font-size=\"13\" fill=\"#000000\">", LEFT + 4,
+          y + LABEL_HEIGHT - 5, FONT));
+      for (int i = 0; i < lines.size(); i++) {
+        out.append(format("<tspan x=\"%d\" dy=\"%d\">%s</tspan>", LEFT + 4, i == 0 ? 0 : LABEL_HEIGHT,
+            escape(lines.get(i))));
+      }
+      out.append("</text>\n");
+      y += lines.size() * LABEL_HEIGHT;
       for (Bar bar : row.bars()) {
         bar(out, row, bar, y, axisMax);
         y += BAR_HEIGHT + BAR_GAP;
@@ -210,6 +219,24 @@ final class SvgBarChart {
     }
     out.append(format("<text class=\"value\" x=\"%.1f\" y=\"%.1f\" %s font-size=\"12\" fill=\"#000000\">%s</text>\n",
         x(bar.end(), axisMax) + 5, middle + 4, FONT, escape(value)));
+  }
+
+  /**
+   * @return the label cut at spaces into lines of at most {@link #LABEL_CHARACTERS} characters (a longer word keeps
+   *     its own line); every line but the last keeps its trailing space, so the lines joined give the label back
+   */
+  static List<String> wrap(String label) {
+    List<String> lines = new ArrayList<>();
+    StringBuilder line = new StringBuilder();
+    for (String word : label.split("(?<= )")) {
+      if (line.length() > 0 && line.length() + word.stripTrailing().length() > LABEL_CHARACTERS) {
+        lines.add(line.toString());
+        line.setLength(0);
+      }
+      line.append(word);
+    }
+    lines.add(line.toString());
+    return lines;
   }
 
   private static double x(double value, double axisMax) {

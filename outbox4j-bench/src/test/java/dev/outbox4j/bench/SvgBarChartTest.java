@@ -93,6 +93,22 @@ class SvgBarChartTest {
   }
 
   @Test
+  void a_long_label_wraps_at_spaces_onto_lines_that_fit_and_reads_whole_in_the_document() throws Exception {
+    String label = "2 outbox4j drain, no-op transport, 1 relay, unordered, delete; experiment: relay connections"
+        + " with synchronous_commit off";
+    SvgBarChart chart = new SvgBarChart("Rates", "messages per second", "%,.0f", TWO, List.of(
+        new SvgBarChart.Row(label, List.of(new SvgBarChart.Bar(0, 1, Double.NaN, Double.NaN)))));
+
+    List<String> lines = SvgBarChart.wrap(label);
+
+    assertThat(lines).hasSize(2);
+    assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(SvgBarChart.LABEL_CHARACTERS));
+    assertThat(String.join("", lines)).isEqualTo(label);
+    assertThat(texts(parse(chart.svg()), "label")).containsExactly(label);
+    assertThat(SvgBarChart.wrap("short")).containsExactly("short");
+  }
+
+  @Test
   void tick_steps_are_one_two_or_five_times_a_power_of_ten() {
     assertThat(SvgBarChart.tickStep(9_400)).isEqualTo(2_000);
     assertThat(SvgBarChart.tickStep(4_100)).isEqualTo(1_000);
