@@ -206,7 +206,8 @@ final class Report {
         verdict = (target.atLeast() ? value >= target.threshold() : value <= target.threshold()) ? "**hit**"
             : "**miss**";
       }
-      String range = spread.min() == spread.max() ? "—" : format("%.2f–%.2f", spread.min(), spread.max());
+      String range = Double.isNaN(spread.min()) || spread.min() == spread.max() ? "—"
+          : format("%.2f–%.2f", spread.min(), spread.max());
       out.append(format("| %s | %.2f %s | %s | %s | %s |\n", target.name(), value, target.metric().unit, range, goal,
           verdict));
     }

@@ -207,7 +207,8 @@ class BenchHarnessTest {
 
   @Test
   void spread_reports_the_median_of_an_even_number_of_runs_as_the_mean_of_the_middle_two() {
-    ScenarioResult result = new ScenarioResult("x", "x", List.of(run(1_000), run(4_000), run(2_000), run(3_000)));
+    ScenarioResult result = new ScenarioResult("x", "x",
+        List.of(Figures.rate(1_000), Figures.rate(4_000), Figures.rate(2_000), Figures.rate(3_000)));
 
     ScenarioResult.Spread spread = result.spread(RunMeasurement::messagesPerSecond);
 
@@ -229,10 +230,6 @@ class BenchHarnessTest {
     assertThat(latency.p90Millis()).isEqualTo(90.0);
     assertThat(latency.p99Millis()).isEqualTo(99.0);
     assertThat(latency.maxMillis()).isEqualTo(100.0);
-  }
-
-  private static RunMeasurement run(long messagesPerSecond) {
-    return new RunMeasurement(messagesPerSecond, 1_000_000_000L, 0, 0, Double.NaN, null);
   }
 
   private long countWhere(String table, String condition) throws Exception {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.outbox4j.jdbc.ClaimStrategy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -133,10 +132,10 @@ class SvgBarChartTest {
   @Test
   void the_drain_chart_has_the_ceiling_outbox4j_and_gruelbox_drains_and_nothing_else() throws Exception {
     List<ScenarioResult> results = List.of(
-        result("ceiling-delete", "1 ceiling", 30_000, 34_000),
-        result("outbox4j-drain-delete", "2 outbox4j", 20_000, 22_000),
-        result("write-business", "4 business row alone", 9_000, 9_500),
-        result("gruelbox-drain", "3 gruelbox", 900, 1_100));
+        Figures.twoRuns("ceiling-delete", "1 ceiling", 30_000, 34_000),
+        Figures.twoRuns("outbox4j-drain-delete", "2 outbox4j", 20_000, 22_000),
+        Figures.twoRuns("write-business", "4 business row alone", 9_000, 9_500),
+        Figures.twoRuns("gruelbox-drain", "3 gruelbox", 900, 1_100));
 
     SvgBarChart chart = Charts.drain(results).orElseThrow();
     Document svg = parse(chart.svg());
@@ -153,9 +152,9 @@ class SvgBarChartTest {
   @Test
   void the_latency_chart_shows_p50_p90_p99_and_max_of_each_latency_scenario() throws Exception {
     ScenarioResult latency = new ScenarioResult("latency-outbox4j", "6 outbox4j latency", List.of(
-        latencyRun(new RunMeasurement.Latency(2, 4, 8, 40))));
+        Figures.latency(new RunMeasurement.Latency(2, 4, 8, 40))));
 
-    Document svg = parse(Charts.latency(List.of(latency, result("ceiling-delete", "1 ceiling", 1, 1)))
+    Document svg = parse(Charts.latency(List.of(latency, Figures.twoRuns("ceiling-delete", "1 ceiling", 1, 1)))
         .orElseThrow().svg());
     List<Element> bars = byClass(svg, "rect", "bar");
 
@@ -172,41 +171,13 @@ class SvgBarChartTest {
       throws Exception {
     Files.writeString(directory.resolve("latest-" + Charts.LATENCY), "an earlier run's chart");
 
-    List<String> written = Charts.write(List.of(result("ceiling-delete", "1 ceiling", 100, 120)), directory,
-        "latest");
+    List<String> written =
+        Charts.write(List.of(Figures.twoRuns("ceiling-delete", "1 ceiling", 100, 120)), directory, "latest");
 
     assertThat(written).containsExactly("latest-" + Charts.DRAIN);
     assertThat(parse(Files.readString(directory.resolve("latest-" + Charts.DRAIN))).getDocumentElement()
         .getTagName()).isEqualTo("svg");
     assertThat(directory.resolve("latest-" + Charts.LATENCY)).doesNotExist();
-  }
-
-  @Test
-  void the_ratios_name_every_claim_strategy_and_show_the_range_the_runs_allow() {
-    Report report = new Report();
-    report.add(result("ceiling-delete", "1 ceiling", 10_000, 20_000));
-    report.add(result("outbox4j-drain-delete", "2 outbox4j", 8_000, 12_000));
-
-    String ratios = report.ratios();
-
-    for (ClaimStrategy claims : ClaimStrategy.values()) {
-      assertThat(ratios).contains("outbox4j (1 relay, unordered" + ClaimNames.titleSuffix(claims) + ") / ceiling");
-    }
-    // median 10,000 / 15,000; lowest 8,000 / 20,000; highest 12,000 / 10,000
-    assertThat(ratios).contains("| drain, delete mode: outbox4j (1 relay, unordered) / ceiling DELETE | 0.67 × |"
-        + " 0.40–1.20 | ≥ 0.6 × | **hit** |");
-  }
-
-  private static ScenarioResult result(String id, String title, long lowRate, long highRate) {
-    return new ScenarioResult(id, title, List.of(rateRun(lowRate), rateRun(highRate)));
-  }
-
-  private static RunMeasurement rateRun(long messagesPerSecond) {
-    return new RunMeasurement(messagesPerSecond, 1_000_000_000L, 0, 0, Double.NaN, null);
-  }
-
-  private static RunMeasurement latencyRun(RunMeasurement.Latency latency) {
-    return new RunMeasurement(1_000, 1_000_000_000L, 0, 0, Double.NaN, latency);
   }
 
   private static Document parse(String svg) throws Exception {
