@@ -188,10 +188,16 @@ final class SvgBarChart {
     return out.toString();
   }
 
+  /** Draws the series that have a bar in this chart, in the order given. */
   private void legend(StringBuilder out) {
     double x = LEFT;
     int y = TITLE_HEIGHT + 4;
-    for (Series one : series) {
+    for (int index = 0; index < series.size(); index++) {
+      int wanted = index;
+      if (rows.stream().flatMap(row -> row.bars().stream()).noneMatch(bar -> bar.series() == wanted)) {
+        continue;
+      }
+      Series one = series.get(index);
       out.append(format("<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y, one.colour()));
       out.append(format("<text class=\"legend\" x=\"%.1f\" y=\"%d\" %s font-size=\"12\" fill=\"#000000\">%s</text>\n",
           x + 16, y + 11, FONT, escape(one.name())));

@@ -66,6 +66,14 @@ class SvgBarChartTest {
   }
 
   @Test
+  void the_legend_names_only_the_series_the_chart_has_bars_of() throws Exception {
+    SvgBarChart chart = new SvgBarChart("Rates", "messages per second", "%,.0f", TWO, List.of(
+        new SvgBarChart.Row("only the second", List.of(new SvgBarChart.Bar(1, 3_000, Double.NaN, Double.NaN)))));
+
+    assertThat(texts(parse(chart.svg()), "legend")).containsExactly("second");
+  }
+
+  @Test
   void a_bar_without_a_range_has_no_whisker() throws Exception {
     SvgBarChart chart = new SvgBarChart("Rates", "messages per second", "%,.0f", TWO, List.of(
         new SvgBarChart.Row("one run", List.of(new SvgBarChart.Bar(0, 3_000, Double.NaN, Double.NaN)))));
