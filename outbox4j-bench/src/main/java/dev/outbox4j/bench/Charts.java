@@ -53,8 +53,8 @@ final class Charts {
       }
     }
     return rows.isEmpty() ? Optional.empty() : Optional.of(new SvgBarChart(
-        "Drain of a backlog: messages per second (median; whisker: lowest to highest run)",
-        "messages per second (higher is better)", "%,.0f", DRAIN_SERIES, rows));
+        "Drain of a backlog: messages per second" + spread(rows), "messages per second (higher is better)", "%,.0f",
+        DRAIN_SERIES, rows));
   }
 
   /** @return the latency scenarios with their p50, p90, p99 and maximum, or empty if none ran */
@@ -75,8 +75,14 @@ final class Charts {
       }
     }
     return rows.isEmpty() ? Optional.empty() : Optional.of(new SvgBarChart(
-        "Latency from commit to the transport call (median of runs; whisker: lowest to highest run)",
-        "milliseconds (lower is better)", "%.1f ms", LATENCY_SERIES, rows));
+        "Latency from commit to the transport call" + spread(rows), "milliseconds (lower is better)", "%.1f ms",
+        LATENCY_SERIES, rows));
+  }
+
+  /** @return what the title says of the bars: medians with whiskers, or a single run's figures */
+  private static String spread(List<SvgBarChart.Row> rows) {
+    boolean ranges = rows.stream().flatMap(row -> row.bars().stream()).anyMatch(SvgBarChart.Bar::hasRange);
+    return ranges ? " (median of the runs; whisker: lowest to highest run)" : " (one run)";
   }
 
   private static SvgBarChart.Bar bar(int series, ScenarioResult.Spread spread, int runs) {

@@ -154,6 +154,7 @@ class SvgBarChartTest {
         Charts.DRAIN_SERIES.get(0).colour(), Charts.DRAIN_SERIES.get(1).colour(), Charts.DRAIN_SERIES.get(2).colour());
     assertThat(number(bars.get(1), "width") / number(bars.get(0), "width")).isCloseTo(21_000.0 / 32_000, within(1e-3));
     assertThat(byClass(svg, "g", "range")).hasSize(3);
+    assertThat(texts(svg, "title")).singleElement().asString().contains("whisker: lowest to highest run");
     assertThat(Charts.latency(results)).isEmpty();
   }
 
@@ -172,6 +173,7 @@ class SvgBarChartTest {
     assertThat(number(bars.get(3), "width")).isCloseTo(SvgBarChart.plotWidth(), within(0.1));
     assertThat(number(bars.get(0), "width")).isCloseTo(SvgBarChart.plotWidth() / 20, within(0.1));
     assertThat(byClass(svg, "g", "range")).as("one run has no range").isEmpty();
+    assertThat(texts(svg, "title")).singleElement().asString().endsWith("(one run)");
   }
 
   @Test
