@@ -22,7 +22,8 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * Runs the benchmark scenarios, prints a markdown report and writes it to {@code bench-results/}.
+ * Runs the benchmark scenarios, prints a markdown report and writes it to {@code bench-results/}, with its charts
+ * ({@link Charts}: SVG files beside the report, named after it).
  *
  * <pre>
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 50000 --runs 3"
@@ -109,11 +110,25 @@ public final class BenchMain {
       System.out.println(markdown);
       Path directory = Path.of("bench-results");
       Files.createDirectories(directory);
-      String name = "bench-" + started.replace(":", "").replace("-", "").replace("T", "-") + ".md";
-      Files.writeString(directory.resolve(name), markdown + "\n## Every run\n\n" + report.raw());
-      Files.writeString(directory.resolve("latest.md"), markdown + "\n## Every run\n\n" + report.raw());
-      System.out.println("written to " + directory.resolve(name).toAbsolutePath());
+      String stem = "bench-" + started.replace(":", "").replace("-", "").replace("T", "-");
+      for (String base : List.of(stem, "latest")) {
+        List<String> charts = Charts.write(report.results(), directory, base);
+        Files.writeString(directory.resolve(base + ".md"),
+            markdown + pictures(charts) + "\n## Every run\n\n" + report.raw());
+      }
+      System.out.println("written to " + directory.resolve(stem + ".md").toAbsolutePath()
+          + " (charts beside it: " + stem + "-*.svg)");
     }
+  }
+
+  /** @return a markdown section that shows the charts written beside the report, or nothing if none were */
+  private static String pictures(List<String> charts) {
+    StringBuilder out = new StringBuilder();
+    if (!charts.isEmpty()) {
+      out.append("\n## Charts\n\n");
+      charts.forEach(chart -> out.append("![").append(chart).append("](").append(chart).append(")\n\n"));
+    }
+    return out.toString();
   }
 
   static List<Planned> plan(BenchDatabase database, BenchOptions options) {
@@ -131,9 +146,11 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
-    for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed
-      plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, variant[0] == 1, variant[1],
-          variant[2] == 1, false, ClaimStrategy.LEASED_ROWS)));
+    for (ClaimStrategy claims : ClaimNames.alternatives()) {
+      for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed
+        plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, variant[0] == 1,
+            variant[1], variant[2] == 1, false, claims)));
+      }
     }
     plan.add(new Planned(Set.of("gruelbox"), () -> new GruelboxDrain(database, options)));
     plan.add(new Planned(Set.of("write"), () -> {
@@ -167,8 +184,9 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
-    plan.add(new Planned(Set.of("e2e"),
-        () -> new Outbox4jEndToEnd(database, options.writers(), ClaimStrategy.LEASED_ROWS)));
+    for (ClaimStrategy claims : ClaimNames.alternatives()) {
+      plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers(), claims)));
+    }
     plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
@@ -180,34 +198,34 @@ public final class BenchMain {
     }
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
-    // Broker end to end: each baseline right before its outbox4j row, so the two share the machine's state.
-    for (boolean keyed : new boolean[] {false, true}) {
-      plan.add(new Planned(Set.of("kafka"), () -> new RawBrokerDrain(database, new KafkaBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("kafka"),
-          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
-      plan.add(new Planned(Set.of("kafka"),
-          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
-    }
-    for (boolean keyed : new boolean[] {false, true}) {
-      plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new RawBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
-      plan.add(new Planned(Set.of("rabbitmq"),
-          () -> new Outbox4jBrokerDrain(database, new RabbitMqBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
-    }
-    for (boolean keyed : new boolean[] {false, true}) {
-      plan.add(new Planned(Set.of("nats"), () -> new RawBrokerDrain(database, new NatsBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("nats"), () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed)));
-      plan.add(new Planned(Set.of("nats"),
-          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 2, ClaimStrategy.LEASED_ROWS)));
-      plan.add(new Planned(Set.of("nats"),
-          () -> new Outbox4jBrokerDrain(database, new NatsBenchBroker(), keyed, 1, ClaimStrategy.LEASED_ROWS)));
-    }
+    brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
+    brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
+    brokerRows(plan, database, "nats", NatsBenchBroker::new);
     return plan;
+  }
+
+  /** Opens a fresh connection to one broker for one scenario. */
+  @FunctionalInterface
+  interface BrokerFactory {
+    BenchBroker create() throws Exception;
+  }
+
+  /**
+   * Broker end to end, unkeyed then keyed: the baseline right before its outbox4j rows, so they share the machine's
+   * state; then the relay with the reference claims, and with each other claim strategy started with 2 workers and
+   * draining with 1.
+   */
+  private static void brokerRows(List<Planned> plan, BenchDatabase database, String group, BrokerFactory brokers) {
+    for (boolean keyed : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of(group), () -> new RawBrokerDrain(database, brokers.create(), keyed)));
+      plan.add(new Planned(Set.of(group), () -> new Outbox4jBrokerDrain(database, brokers.create(), keyed)));
+      for (ClaimStrategy claims : ClaimNames.alternatives()) {
+        for (int workers : new int[] {2, 1}) {
+          plan.add(new Planned(Set.of(group),
+              () -> new Outbox4jBrokerDrain(database, brokers.create(), keyed, workers, claims)));
+        }
+      }
+    }
   }
 
   /** Scenario 4 with an outbox4j write: unkeyed, or keyed over 1,000 keys (the per-key lock is taken at commit). */

@@ -46,7 +46,7 @@ final class Outbox4jBrokerDrain implements Scenario {
    * @param workers 1 for {@code Relay.drain} on the calling thread; more for {@code Relay.start()} with that many
    */
   Outbox4jBrokerDrain(BenchDatabase database, BenchBroker broker, boolean keyed, int workers) throws Exception {
-    this(database, broker, keyed, workers, dev.outbox4j.jdbc.ClaimStrategy.LEASED_BATCHES);
+    this(database, broker, keyed, workers, ClaimNames.REFERENCE);
   }
 
   /** @param claims how the relay's store holds its claims */
@@ -89,7 +89,7 @@ final class Outbox4jBrokerDrain implements Scenario {
   public String id() {
     return broker.name() + "-outbox4j-" + (keyed ? "keyed" : "unkeyed")
         + (workers > 1 ? "-" + workers + "workers" : "")
-        + (claims == dev.outbox4j.jdbc.ClaimStrategy.LEASED_ROWS ? "-rows" : "");
+        + ClaimNames.idSuffix(claims);
   }
 
   @Override
@@ -97,7 +97,7 @@ final class Outbox4jBrokerDrain implements Scenario {
     return "8 outbox4j relay" + (workers > 1 ? " (started, " + workers + " workers; informational)" : "") + " → "
         + broker.describe() + ", batches of " + BATCH + ", "
         + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
-        + (claims == dev.outbox4j.jdbc.ClaimStrategy.LEASED_ROWS ? ", claims as leased rows" : "");
+        + ClaimNames.titleSuffix(claims);
   }
 
   @Override

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * Scenario 7: the cost of one {@code JdbcOutboxStore.claim(500, now, 30 s)} with a small and a large backlog pending,
- * claims as leased batches or as leased rows. Each run tops the backlog up, times {@value RawClaimCost#CLAIMS} claims,
+ * claims held by each {@link ClaimStrategy}. Each run tops the backlog up, times {@value RawClaimCost#CLAIMS} claims,
  * and retires each claimed batch (untimed) before the next.
  */
 final class Outbox4jClaimCost implements Scenario {
@@ -37,13 +37,13 @@ final class Outbox4jClaimCost implements Scenario {
 
   @Override
   public String id() {
-    return "claim-outbox4j-" + (claims == ClaimStrategy.LEASED_ROWS ? "rows-" : "") + size;
+    return "claim-outbox4j" + ClaimNames.idSuffix(claims) + "-" + size;
   }
 
   @Override
   public String title() {
     return String.format("7 outbox4j claim of %d with %,d pending%s", Outbox4jDrain.BATCH, pending,
-        claims == ClaimStrategy.LEASED_ROWS ? ", claims as leased rows" : "");
+        ClaimNames.titleSuffix(claims));
   }
 
   @Override

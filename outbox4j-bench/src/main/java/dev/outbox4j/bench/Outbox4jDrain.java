@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Scenario 2: outbox4j's relay drains the same N backlog with a no-op transport, through {@code Relay.drain}: claim
  * 500 under a lease (one statement), hand each to the transport, retire the batch (one statement). Variants: delete or
  * keep delivered entries (compared with the ceiling's DELETE or UPDATE), one or two relays (each with its own store
- * and pool, as two processes would have), unkeyed or spread over 1,000 ordering keys, claims as leased batches (the
- * default on PostgreSQL, {@link ClaimStrategy#LEASED_BATCHES}) or as leased rows ({@link ClaimStrategy#LEASED_ROWS}).
+ * and pool, as two processes would have), unkeyed or spread over 1,000 ordering keys, claims held by each
+ * {@link ClaimStrategy} ({@link ClaimNames}).
  */
 final class Outbox4jDrain implements Scenario {
   static final int BATCH = CeilingDrain.BATCH;
@@ -44,7 +44,7 @@ final class Outbox4jDrain implements Scenario {
    */
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit)
       throws Exception {
-    this(database, keep, relays, keyed, asyncCommit, ClaimStrategy.LEASED_BATCHES);
+    this(database, keep, relays, keyed, asyncCommit, ClaimNames.REFERENCE);
   }
 
   /** @param claims how the relays' stores hold their claims */
@@ -75,8 +75,9 @@ final class Outbox4jDrain implements Scenario {
 
   @Override
   public String id() {
-    if (claims == ClaimStrategy.LEASED_ROWS) {
-      return "outbox4j-drain-rows-" + (keyed ? "ordered" : relays > 1 ? "2relays" : keep ? "keep" : "delete");
+    if (claims != ClaimNames.REFERENCE) {
+      return "outbox4j-drain" + ClaimNames.idSuffix(claims) + "-"
+          + (keyed ? "ordered" : relays > 1 ? "2relays" : keep ? "keep" : "delete");
     }
     if (asyncCommit) {
       return "outbox4j-drain-async-commit";
@@ -96,7 +97,7 @@ final class Outbox4jDrain implements Scenario {
         + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
         + (keep ? "keep (UPDATE)" : "delete")
         + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "")
-        + (claims == ClaimStrategy.LEASED_ROWS ? "; claims as leased rows" : "");
+        + (claims == ClaimNames.REFERENCE ? "" : "; claims as " + ClaimNames.words(claims));
   }
 
   @Override

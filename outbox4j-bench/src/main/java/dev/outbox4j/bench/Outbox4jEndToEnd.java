@@ -25,7 +25,7 @@ final class Outbox4jEndToEnd implements Scenario {
   private final ClaimStrategy claims;
 
   Outbox4jEndToEnd(BenchDatabase database, int writers) throws Exception {
-    this(database, writers, ClaimStrategy.LEASED_BATCHES);
+    this(database, writers, ClaimNames.REFERENCE);
   }
 
   /** @param claims how the relay's store holds its claims */
@@ -44,13 +44,13 @@ final class Outbox4jEndToEnd implements Scenario {
 
   @Override
   public String id() {
-    return claims == ClaimStrategy.LEASED_ROWS ? "e2e-outbox4j-rows" : "e2e-outbox4j";
+    return "e2e-outbox4j" + ClaimNames.idSuffix(claims);
   }
 
   @Override
   public String title() {
     return "5 outbox4j: " + writers + " writers (business row + outbox.write) + 1 relay, in-process wake-up"
-        + (claims == ClaimStrategy.LEASED_ROWS ? ", claims as leased rows" : "");
+        + ClaimNames.titleSuffix(claims);
   }
 
   @Override

@@ -43,7 +43,7 @@ final class Outbox4jTables {
   }
 
   JdbcOutboxStore store(DataSource pool, Retention retention) {
-    return store(pool, retention, dev.outbox4j.jdbc.ClaimStrategy.LEASED_BATCHES);
+    return store(pool, retention, ClaimNames.REFERENCE);
   }
 
   /** @return a store over these tables claiming with {@code claims}; the caller closes it */

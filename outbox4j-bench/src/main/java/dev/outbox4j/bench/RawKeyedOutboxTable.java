@@ -67,7 +67,8 @@ final class RawKeyedOutboxTable {
 
   /**
    * Empties the tables, without analysing them: statistics taken of an empty table make PostgreSQL plan the trigger's
-   * {@code UPDATE ... WHERE id = ?} as a sequential scan until the next analyse (see docs/benchmarks.md).
+   * {@code UPDATE ... WHERE id = ?} as a sequential scan until the next analyse (see docs/benchmarks-history.md,
+   * "Keyed writes").
    */
   void reset(BenchDatabase database) throws SQLException {
     String name = table.name();

@@ -1,6 +1,7 @@
 package dev.outbox4j.bench;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,11 @@ final class Report {
 
   void add(ScenarioResult result) {
     results.put(result.id(), result);
+  }
+
+  /** @return every result, in the order the scenarios ran */
+  Collection<ScenarioResult> results() {
+    return List.copyOf(results.values());
   }
 
   @Nullable ScenarioResult get(String id) {
@@ -39,8 +45,9 @@ final class Report {
         other = format("%.0f µs per claim (%.0f–%.0f)", perOperation.median(), perOperation.min(), perOperation.max());
       }
       if (result.hasLatency()) {
-        other = format("latency p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+        other = format("latency p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
             result.latency(RunMeasurement.Latency::p50Millis).median(),
+            result.latency(RunMeasurement.Latency::p90Millis).median(),
             result.latency(RunMeasurement.Latency::p99Millis).median(),
             result.latency(RunMeasurement.Latency::maxMillis).median());
       }
@@ -76,134 +83,120 @@ final class Report {
     }
   }
 
-  private static final List<Target> TARGETS = List.of(
-      new Target("drain, delete mode: outbox4j (1 relay, unordered) / ceiling DELETE", "outbox4j-drain-delete",
-          "ceiling-delete", Metric.THROUGHPUT, true, 0.6),
-      new Target("drain, keep mode: outbox4j (1 relay, unordered) / ceiling UPDATE", "outbox4j-drain-keep",
-          "ceiling-update", Metric.THROUGHPUT, true, 0.6),
-      new Target("drain, delete mode: outbox4j with session-lock claims (1 relay, unordered) / ceiling DELETE",
-          "outbox4j-drain-session-delete", "ceiling-delete", Metric.THROUGHPUT, true, 0.6),
-      new Target("drain, keep mode: outbox4j with session-lock claims (1 relay, unordered) / ceiling UPDATE",
-          "outbox4j-drain-session-keep", "ceiling-update", Metric.THROUGHPUT, true, 0.6),
-      new Target("drain: outbox4j with session-lock claims (1 relay, delete) / gruelbox drain",
-          "outbox4j-drain-session-delete", "gruelbox-drain", Metric.THROUGHPUT, true, 10),
-      new Target("ordered (1,000 keys) / unordered, session-lock claims", "outbox4j-drain-session-ordered",
-          "outbox4j-drain-session-delete", Metric.THROUGHPUT, true, 0.5),
-      new Target("drain, session-lock claims: 2 relays / 1 relay (informational)", "outbox4j-drain-session-2relays",
-          "outbox4j-drain-session-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("drain, delete mode: outbox4j / raw leased claim + DELETE (reference, same two commits)",
-          "outbox4j-drain-delete", "ceiling-leased-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("drain, delete mode: raw session claim (advisory locks, experiment) / ceiling DELETE",
-          "ceiling-session-delete", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("drain, delete mode: raw leased claim (reference) / ceiling DELETE", "ceiling-leased-delete",
-          "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("drain, delete mode: outbox4j with synchronous_commit off (experiment) / ceiling DELETE",
-          "outbox4j-drain-async-commit", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("drain: outbox4j (1 relay, delete) / gruelbox drain", "outbox4j-drain-delete", "gruelbox-drain",
-          Metric.THROUGHPUT, true, 10),
-      new Target("drain: outbox4j 2 relays / 1 relay (informational)", "outbox4j-drain-2relays",
-          "outbox4j-drain-delete", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("ordered (1,000 keys) / unordered", "outbox4j-drain-ordered", "outbox4j-drain-delete",
-          Metric.THROUGHPUT, true, 0.5),
-      new Target("write, unkeyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-unkeyed",
-          "write-raw-outbox", Metric.CPU, false, 1.05),
-      new Target("write, keyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-keyed",
-          "write-raw-outbox", Metric.CPU, false, 1.2),
-      new Target("write, keyed: CPU, raw row numbered by UPDATE of the row (experiment) / raw outbox row",
-          "write-raw-keyed-update", "write-raw-outbox", Metric.CPU, false, Double.NaN),
-      new Target("write, keyed: CPU, raw row numbered into a side table (experiment) / raw outbox row",
-          "write-raw-keyed-side", "write-raw-outbox", Metric.CPU, false, Double.NaN),
-      new Target("write overhead, unkeyed: time per transaction vs business row alone", "write-outbox4j-unkeyed",
-          "write-business", Metric.TIME, false, Double.NaN),
-      new Target("write overhead, keyed: time per transaction vs business row alone", "write-outbox4j-keyed",
-          "write-business", Metric.TIME, false, Double.NaN),
-      new Target("write overhead, unkeyed: CPU per transaction vs business row alone", "write-outbox4j-unkeyed",
-          "write-business", Metric.CPU, false, Double.NaN),
-      new Target("write overhead, keyed: CPU per transaction vs business row alone", "write-outbox4j-keyed",
-          "write-business", Metric.CPU, false, Double.NaN),
-      new Target("write overhead, raw outbox row (reference): CPU vs business row alone", "write-raw-outbox",
-          "write-business", Metric.CPU, false, Double.NaN),
-      new Target("write overhead, raw outbox row (reference): time vs business row alone", "write-raw-outbox",
-          "write-business", Metric.TIME, false, Double.NaN),
-      new Target("end to end, 4 writers: outbox4j / raw loop, msgs/s", "e2e-outbox4j", "e2e-raw",
-          Metric.THROUGHPUT, true, 0.9),
-      new Target("end to end, 4 writers: outbox4j / raw loop, CPU per message", "e2e-outbox4j", "e2e-raw",
-          Metric.CPU, false, 1.25),
-      new Target("end to end, 4 writers: outbox4j with session-lock claims / raw loop, msgs/s", "e2e-outbox4j-rows",
-          "e2e-raw", Metric.THROUGHPUT, true, 0.9),
-      new Target("end to end, 4 writers: outbox4j with session-lock claims / raw loop, CPU per message",
-          "e2e-outbox4j-rows", "e2e-raw", Metric.CPU, false, 1.25),
-      new Target("end to end, 4 writers: outbox4j / gruelbox, msgs/s (informational)", "e2e-outbox4j",
-          "e2e-gruelbox", Metric.THROUGHPUT, true, Double.NaN),
-      new Target("end to end, 4 writers: gruelbox / raw loop, CPU per message (informational)", "e2e-gruelbox",
-          "e2e-raw", Metric.CPU, false, Double.NaN),
-      new Target("latency commit → transport, p50, LISTEN/NOTIFY wake-up", "latency-outbox4j", "latency-outbox4j",
-          Metric.P50, false, 10),
-      new Target("latency commit → transport, p99, LISTEN/NOTIFY wake-up", "latency-outbox4j", "latency-outbox4j",
-          Metric.P99, false, 50),
-      new Target("latency commit → transport, p50, in-process wake-up", "latency-outbox4j-inprocess",
-          "latency-outbox4j-inprocess", Metric.P50, false, 10),
-      new Target("latency commit → transport, p99, in-process wake-up", "latency-outbox4j-inprocess",
-          "latency-outbox4j-inprocess", Metric.P99, false, 50),
-      new Target("claim cost growth: outbox4j claim at large / small backlog", "claim-outbox4j-large",
-          "claim-outbox4j-small", Metric.OPERATION, false, 1.5),
-      new Target("claim cost growth: outbox4j session-lock claim at large / small backlog",
-          "claim-outbox4j-session-large", "claim-outbox4j-session-small", Metric.OPERATION, false, 1.5),
-      new Target("claim cost growth: raw claim at large / small backlog (reference)", "claim-raw-large",
-          "claim-raw-small", Metric.OPERATION, false, Double.NaN),
-      broker("Kafka", "kafka", false),
-      broker("Kafka", "kafka", true),
-      broker("RabbitMQ", "rabbitmq", false),
-      broker("RabbitMQ", "rabbitmq", true),
-      broker("NATS JetStream", "nats", false),
-      broker("NATS JetStream", "nats", true),
-      brokerWorkers("Kafka", "kafka", false),
-      brokerWorkers("Kafka", "kafka", true),
-      brokerWorkers("RabbitMQ", "rabbitmq", false),
-      brokerWorkers("RabbitMQ", "rabbitmq", true),
-      brokerWorkers("NATS JetStream", "nats", false),
-      brokerWorkers("NATS JetStream", "nats", true),
-      brokerSession("Kafka", "kafka", false),
-      brokerSession("Kafka", "kafka", true),
-      brokerSession("RabbitMQ", "rabbitmq", false),
-      brokerSession("RabbitMQ", "rabbitmq", true),
-      brokerSession("NATS JetStream", "nats", false),
-      brokerSession("NATS JetStream", "nats", true));
+  private static final List<Target> TARGETS = targets();
 
-  private static Target brokerSession(String title, String name, boolean keyed) {
-    String kind = keyed ? "keyed" : "unkeyed";
-    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay, session-lock claims"
-        + " / JDBC + client baseline", name + "-outbox4j-" + kind + "-rows", name + "-raw-" + kind,
-        Metric.THROUGHPUT, true, 0.8);
-  }
-
-  private static Target broker(String title, String name, boolean keyed) {
-    String kind = keyed ? "keyed" : "unkeyed";
-    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay / JDBC + client baseline",
-        name + "-outbox4j-" + kind, name + "-raw-" + kind, Metric.THROUGHPUT, true, 0.8);
-  }
-
-  private static Target brokerWorkers(String title, String name, boolean keyed) {
-    String kind = keyed ? "keyed" : "unkeyed";
-    return new Target("broker end to end, " + title + ", " + kind + ": outbox4j relay started with 2 workers,"
-        + " session-lock claims / JDBC + client baseline (informational)",
-        name + "-outbox4j-" + kind + "-2workers-session", name + "-raw-" + kind, Metric.THROUGHPUT, true, Double.NaN);
+  /**
+   * The ratios in the order the report lists them. The rows that depend on the claim strategy are made for every
+   * {@link dev.outbox4j.jdbc.ClaimStrategy} value ({@link ClaimNames}), so a new strategy is reported without an edit.
+   */
+  private static List<Target> targets() {
+    List<Target> targets = new ArrayList<>();
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : dev.outbox4j.jdbc.ClaimStrategy.values()) {
+      String drain = "outbox4j-drain" + ClaimNames.idSuffix(claims);
+      String with = ClaimNames.titleSuffix(claims);
+      targets.add(new Target("drain, delete mode: outbox4j (1 relay, unordered" + with + ") / ceiling DELETE",
+          drain + "-delete", "ceiling-delete", Metric.THROUGHPUT, true, 0.6));
+      targets.add(new Target("drain, keep mode: outbox4j (1 relay, unordered" + with + ") / ceiling UPDATE",
+          drain + "-keep", "ceiling-update", Metric.THROUGHPUT, true, 0.6));
+      targets.add(new Target("drain: outbox4j (1 relay, delete" + with + ") / gruelbox drain", drain + "-delete",
+          "gruelbox-drain", Metric.THROUGHPUT, true, 10));
+      targets.add(new Target("ordered (1,000 keys) / unordered" + with, drain + "-ordered", drain + "-delete",
+          Metric.THROUGHPUT, true, 0.5));
+      targets.add(new Target("drain" + with + ": 2 relays / 1 relay (informational)", drain + "-2relays",
+          drain + "-delete", Metric.THROUGHPUT, true, Double.NaN));
+    }
+    targets.add(new Target("drain, delete mode: outbox4j / raw leased claim + DELETE (reference, same two commits)",
+        "outbox4j-drain-delete", "ceiling-leased-delete", Metric.THROUGHPUT, true, Double.NaN));
+    targets.add(new Target("drain, delete mode: raw session claim (advisory locks, experiment) / ceiling DELETE",
+        "ceiling-session-delete", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN));
+    targets.add(new Target("drain, delete mode: raw leased claim (reference) / ceiling DELETE", "ceiling-leased-delete",
+        "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN));
+    targets.add(new Target("drain, delete mode: outbox4j with synchronous_commit off (experiment) / ceiling DELETE",
+        "outbox4j-drain-async-commit", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN));
+    targets.add(new Target("write, unkeyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-unkeyed",
+        "write-raw-outbox", Metric.CPU, false, 1.05));
+    targets.add(new Target("write, keyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-keyed",
+        "write-raw-outbox", Metric.CPU, false, 1.2));
+    targets.add(new Target("write, keyed: CPU, raw row numbered by UPDATE of the row (experiment) / raw outbox row",
+        "write-raw-keyed-update", "write-raw-outbox", Metric.CPU, false, Double.NaN));
+    targets.add(new Target("write, keyed: CPU, raw row numbered into a side table (experiment) / raw outbox row",
+        "write-raw-keyed-side", "write-raw-outbox", Metric.CPU, false, Double.NaN));
+    for (String kind : List.of("unkeyed", "keyed")) {
+      targets.add(new Target("write overhead, " + kind + ": time per transaction vs business row alone",
+          "write-outbox4j-" + kind, "write-business", Metric.TIME, false, Double.NaN));
+      targets.add(new Target("write overhead, " + kind + ": CPU per transaction vs business row alone",
+          "write-outbox4j-" + kind, "write-business", Metric.CPU, false, Double.NaN));
+    }
+    targets.add(new Target("write overhead, raw outbox row (reference): CPU vs business row alone", "write-raw-outbox",
+        "write-business", Metric.CPU, false, Double.NaN));
+    targets.add(new Target("write overhead, raw outbox row (reference): time vs business row alone",
+        "write-raw-outbox", "write-business", Metric.TIME, false, Double.NaN));
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : dev.outbox4j.jdbc.ClaimStrategy.values()) {
+      String e2e = "e2e-outbox4j" + ClaimNames.idSuffix(claims);
+      String with = ClaimNames.titleSuffix(claims);
+      targets.add(new Target("end to end, 4 writers: outbox4j" + with + " / raw loop, msgs/s", e2e, "e2e-raw",
+          Metric.THROUGHPUT, true, 0.9));
+      targets.add(new Target("end to end, 4 writers: outbox4j" + with + " / raw loop, CPU per message", e2e,
+          "e2e-raw", Metric.CPU, false, 1.25));
+    }
+    targets.add(new Target("end to end, 4 writers: outbox4j / gruelbox, msgs/s (informational)", "e2e-outbox4j",
+        "e2e-gruelbox", Metric.THROUGHPUT, true, Double.NaN));
+    targets.add(new Target("end to end, 4 writers: gruelbox / raw loop, CPU per message (informational)",
+        "e2e-gruelbox", "e2e-raw", Metric.CPU, false, Double.NaN));
+    for (String wakeUp : List.of("LISTEN/NOTIFY", "in-process")) {
+      String id = wakeUp.equals("in-process") ? "latency-outbox4j-inprocess" : "latency-outbox4j";
+      targets.add(new Target("latency commit → transport, p50, " + wakeUp + " wake-up", id, id, Metric.P50, false,
+          10));
+      targets.add(new Target("latency commit → transport, p99, " + wakeUp + " wake-up", id, id, Metric.P99, false,
+          50));
+    }
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : dev.outbox4j.jdbc.ClaimStrategy.values()) {
+      String claim = "claim-outbox4j" + ClaimNames.idSuffix(claims);
+      targets.add(new Target("claim cost growth: outbox4j claim" + ClaimNames.titleSuffix(claims)
+          + " at large / small backlog", claim + "-large", claim + "-small", Metric.OPERATION, false, 1.5));
+    }
+    targets.add(new Target("claim cost growth: raw claim at large / small backlog (reference)", "claim-raw-large",
+        "claim-raw-small", Metric.OPERATION, false, Double.NaN));
+    List<String[]> brokers = List.of(new String[] {"Kafka", "kafka"}, new String[] {"RabbitMQ", "rabbitmq"},
+        new String[] {"NATS JetStream", "nats"});
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : dev.outbox4j.jdbc.ClaimStrategy.values()) {
+      for (String[] broker : brokers) {
+        for (String kind : List.of("unkeyed", "keyed")) {
+          targets.add(new Target("broker end to end, " + broker[0] + ", " + kind + ": outbox4j relay"
+              + ClaimNames.titleSuffix(claims) + " / JDBC + client baseline",
+              broker[1] + "-outbox4j-" + kind + ClaimNames.idSuffix(claims), broker[1] + "-raw-" + kind,
+              Metric.THROUGHPUT, true, 0.8));
+        }
+      }
+    }
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : ClaimNames.alternatives()) {
+      for (String[] broker : brokers) {
+        for (String kind : List.of("unkeyed", "keyed")) {
+          targets.add(new Target("broker end to end, " + broker[0] + ", " + kind + ": outbox4j relay started with"
+              + " 2 workers" + ClaimNames.titleSuffix(claims) + " / JDBC + client baseline (informational)",
+              broker[1] + "-outbox4j-" + kind + "-2workers" + ClaimNames.idSuffix(claims),
+              broker[1] + "-raw-" + kind, Metric.THROUGHPUT, true, Double.NaN));
+        }
+      }
+    }
+    return List.copyOf(targets);
   }
 
   /** @return the ratios table; ratios whose scenarios did not run say so */
   String ratios() {
     StringBuilder out = new StringBuilder();
-    out.append("| ratio | value | target | verdict |\n| --- | ---: | ---: | --- |\n");
+    out.append("| ratio | value | run-to-run range | target | verdict |\n| --- | ---: | ---: | ---: | --- |\n");
     for (Target target : TARGETS) {
       ScenarioResult numerator = results.get(target.numerator());
       ScenarioResult denominator = results.get(target.denominator());
       String goal = Double.isNaN(target.threshold()) ? "—"
           : (target.atLeast() ? "≥ " : "≤ ") + format("%s", trim(target.threshold())) + " " + target.metric().unit;
       if (numerator == null || denominator == null) {
-        out.append(format("| %s | not run | %s | — |\n", target.name(), goal));
+        out.append(format("| %s | not run | — | %s | — |\n", target.name(), goal));
         continue;
       }
-      double value = value(target.metric(), numerator, denominator);
+      ScenarioResult.Spread spread = value(target.metric(), numerator, denominator);
+      double value = spread.median();
       String verdict;
       if (Double.isNaN(target.threshold())) {
         verdict = "info";
@@ -213,36 +206,53 @@ final class Report {
         verdict = (target.atLeast() ? value >= target.threshold() : value <= target.threshold()) ? "**hit**"
             : "**miss**";
       }
-      out.append(format("| %s | %.2f %s | %s | %s |\n", target.name(), value, target.metric().unit, goal, verdict));
+      String range = Double.isNaN(spread.min()) || spread.min() == spread.max() ? "—"
+          : format("%.2f–%.2f", spread.min(), spread.max());
+      out.append(format("| %s | %.2f %s | %s | %s | %s |\n", target.name(), value, target.metric().unit, range, goal,
+          verdict));
     }
     return out.toString();
   }
 
-  private static double value(Metric metric, ScenarioResult numerator, ScenarioResult denominator) {
+  /**
+   * @return the ratio of the medians, and as its range the lowest and highest the runs allow: the numerator's lowest
+   *     run over the denominator's highest, and the other way round (a latency is the numerator's own spread)
+   */
+  private static ScenarioResult.Spread value(Metric metric, ScenarioResult numerator, ScenarioResult denominator) {
     return switch (metric) {
-      case THROUGHPUT -> numerator.messagesPerSecond() / denominator.messagesPerSecond();
-      case TIME -> denominator.messagesPerSecond() / numerator.messagesPerSecond();
-      case CPU -> numerator.cpuMicrosPerMessage() / denominator.cpuMicrosPerMessage();
-      case OPERATION -> numerator.microsPerOperation() / denominator.microsPerOperation();
-      case P50 -> numerator.latency(RunMeasurement.Latency::p50Millis).median();
-      case P99 -> numerator.latency(RunMeasurement.Latency::p99Millis).median();
+      case THROUGHPUT -> ratio(numerator.spread(RunMeasurement::messagesPerSecond),
+          denominator.spread(RunMeasurement::messagesPerSecond));
+      case TIME -> ratio(denominator.spread(RunMeasurement::messagesPerSecond),
+          numerator.spread(RunMeasurement::messagesPerSecond));
+      case CPU -> ratio(numerator.spread(RunMeasurement::cpuMicrosPerMessage),
+          denominator.spread(RunMeasurement::cpuMicrosPerMessage));
+      case OPERATION -> ratio(numerator.spread(RunMeasurement::microsPerOperation),
+          denominator.spread(RunMeasurement::microsPerOperation));
+      case P50 -> numerator.latency(RunMeasurement.Latency::p50Millis);
+      case P99 -> numerator.latency(RunMeasurement.Latency::p99Millis);
     };
+  }
+
+  private static ScenarioResult.Spread ratio(ScenarioResult.Spread numerator, ScenarioResult.Spread denominator) {
+    return new ScenarioResult.Spread(numerator.median() / denominator.median(), numerator.min() / denominator.max(),
+        numerator.max() / denominator.min());
   }
 
   /** Every run of every scenario, for the results file. */
   String raw() {
     StringBuilder out = new StringBuilder("| scenario id | run | msgs | seconds | msgs/s | JVM µs/msg | PG µs/msg |"
-        + " µs/claim | p50 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        + " ---: | ---: |\n");
+        + " µs/claim | p50 ms | p90 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        + " ---: | ---: | ---: | ---: |\n");
     for (ScenarioResult result : results.values()) {
       List<RunMeasurement> runs = new ArrayList<>(result.runs());
       for (int i = 0; i < runs.size(); i++) {
         RunMeasurement run = runs.get(i);
         RunMeasurement.Latency latency = run.latency();
-        out.append(format("| %s | %d | %d | %.2f | %,.0f | %.1f | %.1f | %s | %s | %s | %s |\n", result.id(), i + 1,
-            run.messages(), run.elapsedNanos() / 1e9, run.messagesPerSecond(), run.jvmMicrosPerMessage(),
+        out.append(format("| %s | %d | %d | %.2f | %,.0f | %.1f | %.1f | %s | %s | %s | %s | %s |\n", result.id(),
+            i + 1, run.messages(), run.elapsedNanos() / 1e9, run.messagesPerSecond(), run.jvmMicrosPerMessage(),
             run.postgresMicrosPerMessage(), number(run.microsPerOperation()),
-            latency == null ? "" : number(latency.p50Millis()), latency == null ? "" : number(latency.p99Millis()),
+            latency == null ? "" : number(latency.p50Millis()), latency == null ? "" : number(latency.p90Millis()),
+            latency == null ? "" : number(latency.p99Millis()),
             latency == null ? "" : number(latency.maxMillis())));
       }
     }

@@ -22,15 +22,17 @@ record RunMeasurement(
 
   /**
    * @param p50Millis median
+   * @param p90Millis 90th percentile
    * @param p99Millis 99th percentile
    * @param maxMillis worst
    */
-  record Latency(double p50Millis, double p99Millis, double maxMillis) {
+  record Latency(double p50Millis, double p90Millis, double p99Millis, double maxMillis) {
     static Latency of(long[] sortedNanos) {
       if (sortedNanos.length == 0) {
-        return new Latency(Double.NaN, Double.NaN, Double.NaN);
+        return new Latency(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
       }
-      return new Latency(percentile(sortedNanos, 0.50) / 1e6, percentile(sortedNanos, 0.99) / 1e6,
+      return new Latency(percentile(sortedNanos, 0.50) / 1e6, percentile(sortedNanos, 0.90) / 1e6,
+          percentile(sortedNanos, 0.99) / 1e6,
           sortedNanos[sortedNanos.length - 1] / 1e6);
     }
 
