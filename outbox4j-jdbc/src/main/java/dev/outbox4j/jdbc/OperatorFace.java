@@ -1,0 +1,595 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineReason;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OperatorAction;
+import dev.outbox4j.spi.OperatorPause;
+import dev.outbox4j.spi.DestinationStats;
+import dev.outbox4j.spi.OutboxStats;
+import dev.outbox4j.spi.QuarantineGroups;
+import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.QuarantineSelector;
+import dev.outbox4j.spi.WaitingSelector;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link JdbcOutboxStore} offers operators and dashboards: quarantined entries (listed, grouped, requeued,
+ * discarded), waiting entries of a destination or key (counted, parked, discarded), destination pauses, the audit log,
+ * purging delivered history, and the stats. The bulk actions lock and change at most 500 selected rows per transaction
+ * (their statements are in {@link OperatorSql}); a selection by {@linkplain dev.outbox4j.spi.QuarantineGroup group} is
+ * narrowed in SQL and decided in Java over a few short columns per row (why: {@link OperatorSql}). Destination pauses
+ * live in the table {@code outbox_destination_pause}, the audit log in {@code operator_audit}.
+ */
+final class OperatorFace extends StoreJdbc {
+
+  OperatorFace(StoreJdbc store) {
+    super(store);
+  }
+  /** The statuses that wait for an operator: listed, requeued and discarded by the operator face. */
+  private static final String AWAITING_OPERATOR = OperatorSql.AWAITING_OPERATOR;
+
+  public List<OutboxEntry> quarantined(QuarantineQuery query) {
+    Long after = query.afterSequence();
+    return autoCommit("quarantined", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE " + AWAITING_OPERATOR + " AND seq > ? ORDER BY seq LIMIT ?")) {
+        select.setLong(1, after == null ? Long.MIN_VALUE : after);
+        select.setInt(2, query.limit());
+        return readAll(select);
+      }
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Any row of the outbox table, readable or not, by its id; timestamps as the driver renders them.
+   */
+  public Optional<Map<String, @Nullable String>> rawColumns(UUID id) {
+    return autoCommit("rawColumns", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE id = ?")) {
+        dialect.setUuid(select, 1, id);
+        try (ResultSet row = select.executeQuery()) {
+          return row.next() ? Optional.of(OutboxRows.raw(row)) : Optional.empty();
+        }
+      }
+    });
+  }
+
+  public boolean requeue(UUID id, Instant now) {
+    return autoCommit("requeue", c -> {
+      try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE id = ? AND " + AWAITING_OPERATOR)) {
+        dialect.setInstant(update, 1, now);
+        dialect.setInstant(update, 2, now);
+        dialect.setUuid(update, 3, id);
+        return update.executeUpdate() == 1;
+      }
+    });
+  }
+
+  public boolean discard(UUID id) {
+    return inTransaction("discard", c -> discardLocked(c, List.of(id)) == 1);
+  }
+
+  /**
+   * Deletes the listed entries that wait for an operator and passes each one's available time (the bound by which a
+   * copy of its last send lands, see {@link #quarantine(Claim, QuarantineReason, Instant)}) on to its key's next
+   * undelivered entry when that one would be available earlier: the key's new head must not overtake a late copy.
+   * Runs inside the caller's transaction.
+   *
+   * @return how many were deleted
+   */
+  int discardLocked(Connection c, List<UUID> ids) throws SQLException {
+    List<OutboxEntry> doomed;
+    try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+        + " WHERE " + AWAITING_OPERATOR + " AND id IN " + placeholders(ids.size()) + " ORDER BY seq FOR UPDATE")) {
+      bindIds(select, 1, ids);
+      doomed = readAll(select);
+    }
+    if (doomed.isEmpty()) {
+      return 0;
+    }
+    int deleted;
+    try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE " + AWAITING_OPERATOR
+        + " AND id IN " + placeholders(doomed.size()))) {
+      bindIds(delete, 1, doomed.stream().map(OutboxEntry::id).toList());
+      deleted = delete.executeUpdate();
+    }
+    for (OutboxEntry gone : doomed) {
+      String key = gone.message().orderingKey().orElse(null);
+      if (key == null) {
+        continue;
+      }
+      Long next = null;
+      try (PreparedStatement select = c.prepareStatement("SELECT MIN(seq) FROM " + table
+          + " WHERE ordering_key = ? AND seq > ? AND status <> 'DELIVERED'")) {
+        select.setString(1, key);
+        select.setLong(2, gone.sequence());
+        try (ResultSet found = select.executeQuery()) {
+          if (found.next()) {
+            long seq = found.getLong(1);
+            next = found.wasNull() ? null : seq;
+          }
+        }
+      }
+      if (next != null) {
+        try (PreparedStatement update = c.prepareStatement("UPDATE " + table
+            + " SET available_at = ?, version = version + 1 WHERE seq = ? AND available_at < ?")) {
+          dialect.setInstant(update, 1, gone.availableAt());
+          update.setLong(2, next);
+          dialect.setInstant(update, 3, gone.availableAt());
+          update.executeUpdate();
+        }
+      }
+    }
+    return deleted;
+  }
+
+  /** Requeue: the available time is {@code now} (bound twice) or the stored one when later. */
+  String requeueSet() {
+    return "UPDATE " + table + " SET status = 'PENDING', attempts = 0, quarantine_reason = NULL,"
+        + " quarantine_kind = NULL, first_failed_at = NULL,"
+        + " available_at = CASE WHEN available_at > ? THEN available_at ELSE ? END,"
+        + " claim_token = NULL, lease_until = NULL, version = version + 1";
+  }
+
+  public int requeueAll(QuarantineSelector selector, Instant now, int limit) {
+    return bulk("requeueAll", selector, limit, (c, ids) -> {
+      try (PreparedStatement update = c.prepareStatement(requeueSet() + " WHERE " + AWAITING_OPERATOR
+          + " AND id IN " + placeholders(ids.size()))) {
+        dialect.setInstant(update, 1, now);
+        dialect.setInstant(update, 2, now);
+        bindIds(update, 3, ids);
+        return update.executeUpdate();
+      }
+    });
+  }
+
+  public int discardAll(QuarantineSelector selector, int limit) {
+    return bulk("discardAll", selector, limit, this::discardLocked);
+  }
+
+  @FunctionalInterface
+  private interface BulkChange {
+    int apply(Connection connection, List<UUID> ids) throws SQLException;
+  }
+
+  /**
+   * Changes up to {@code limit} selected entries, oldest first, in transactions of at most
+   * {@value #MAX_IDS_PER_STATEMENT}: each reads and locks the next rows that the SQL narrowing matches (a superset of
+   * the selection, see {@link OperatorSql}), keeps those the selector selects, and changes them. The batch bound keeps
+   * lock time and statement size small however many entries match.
+   */
+  int bulk(String what, QuarantineSelector selector, int limit, BulkChange change) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    String read = OperatorSql.members(table, narrowing, true);
+    int done = 0;
+    long after = Long.MIN_VALUE;
+    while (done < limit) {
+      int wanted = limit - done;
+      long from = after;
+      long[] last = {from};
+      int[] scanned = {0};
+      int changed = inTransaction(what, c -> {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement select = c.prepareStatement(read)) {
+          int index = bindNarrowing(select, narrowing);
+          select.setLong(index, from);
+          select.setInt(index + 1, MAX_IDS_PER_STATEMENT);
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              scanned[0]++;
+              last[0] = found.getLong(1);
+              if (selector.matches(rows.member(found)) && ids.size() < wanted) {
+                ids.add(dialect.getUuid(found, 2));
+              }
+            }
+          }
+        }
+        return ids.isEmpty() ? 0 : change.apply(c, ids);
+      });
+      done += changed;
+      after = last[0];
+      if (scanned[0] < MAX_IDS_PER_STATEMENT) {
+        break;
+      }
+    }
+    return done;
+  }
+
+  /** Looks at one row of a members read; returns whether the scan should go on. */
+  @FunctionalInterface
+  private interface MemberVisitor {
+    boolean visit(ResultSet member) throws SQLException;
+  }
+
+  /**
+   * Reads the operator columns of the rows the SQL narrowing matches, after {@code after} in sequence order, a chunk
+   * of {@value QuarantineQuery#MAX_LIMIT} at a time, until they run out or the visitor says stop.
+   */
+  void scanMembers(Connection c, OperatorSql.Narrowing narrowing, long after, MemberVisitor visitor)
+      throws SQLException {
+    int chunk = QuarantineQuery.MAX_LIMIT;
+    long next = after;
+    try (PreparedStatement select = c.prepareStatement(OperatorSql.members(table, narrowing, false))) {
+      for (int scanned = chunk; scanned == chunk; ) {
+        int index = bindNarrowing(select, narrowing);
+        select.setLong(index, next);
+        select.setInt(index + 1, chunk);
+        scanned = 0;
+        try (ResultSet found = select.executeQuery()) {
+          while (found.next()) {
+            scanned++;
+            next = found.getLong(1);
+            if (!visitor.visit(found)) {
+              return;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  OperatorSql.Narrowing narrowing(QuarantineSelector selector) {
+    return OperatorSql.narrowing(selector, MAX_IDS_PER_STATEMENT, OutboxRows.UNREADABLE_NAME);
+  }
+
+  /** @return the next free parameter index */
+  int bindNarrowing(PreparedStatement statement, OperatorSql.Narrowing narrowing) throws SQLException {
+    int index = 1;
+    for (String text : narrowing.texts()) {
+      statement.setString(index++, text);
+    }
+    for (UUID id : narrowing.ids()) {
+      dialect.setUuid(statement, index++, id);
+    }
+    return index;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the operator columns of the rows the SQL narrowing matches, after the page's sequence, until the page is
+   * full, then the full rows of those selected.
+   */
+  public List<OutboxEntry> quarantined(QuarantineSelector selector, QuarantineQuery query) {
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    Long afterSequence = query.afterSequence();
+    return autoCommit("quarantined", c -> {
+      List<Long> picked = new ArrayList<>();
+      scanMembers(c, narrowing, afterSequence == null ? Long.MIN_VALUE : afterSequence, found -> {
+        if (selector.matches(rows.member(found))) {
+          picked.add(found.getLong(1));
+        }
+        return picked.size() < query.limit();
+      });
+      if (picked.isEmpty()) {
+        return List.of();
+      }
+      try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+          + " WHERE seq IN " + placeholders(picked.size()) + " ORDER BY seq")) {
+        for (int i = 0; i < picked.size(); i++) {
+          select.setLong(i + 1, picked.get(i));
+        }
+        return readAll(select).stream().filter(selector::matches).toList();
+      }
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code COUNT(*)} when SQL can decide the whole selection (no group, at most
+   * {@value #MAX_IDS_PER_STATEMENT} ids); otherwise a read of the operator columns of the rows the SQL narrowing
+   * matches.
+   */
+  public int countQuarantined(QuarantineSelector selector) {
+    OperatorSql.Narrowing narrowing = narrowing(selector);
+    boolean exact = selector.group() == null && (selector.ids() == null || !narrowing.ids().isEmpty())
+        && !OutboxRows.UNREADABLE_NAME.equals(selector.destination());
+    return autoCommit("countQuarantined", c -> {
+      if (exact) {
+        try (PreparedStatement select = c.prepareStatement(OperatorSql.countAwaiting(table, narrowing))) {
+          bindNarrowing(select, narrowing);
+          try (ResultSet row = select.executeQuery()) {
+            row.next();
+            return row.getInt(1);
+          }
+        }
+      }
+      int[] count = {0};
+      scanMembers(c, narrowing, Long.MIN_VALUE, found -> {
+        if (selector.matches(rows.member(found))) {
+          count[0]++;
+        }
+        return true;
+      });
+      return count[0];
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Two statements: the operator columns of the oldest {@code limit} entries waiting for an operator (never the
+   * payload), and their count.
+   */
+  public QuarantineGroups quarantineGroups(int limit) {
+    if (limit < 1 || limit > QuarantineGroups.MAX_GROUPED) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineGroups.MAX_GROUPED + ", was " + limit);
+    }
+    return autoCommit("quarantineGroups", c -> {
+      List<QuarantineGroups.Member> members = new ArrayList<>();
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.oldestMembers(table))) {
+        select.setInt(1, limit);
+        try (ResultSet found = select.executeQuery()) {
+          while (found.next()) {
+            members.add(rows.member(found));
+          }
+        }
+      }
+      long total;
+      try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE "
+          + AWAITING_OPERATOR)) {
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          total = row.getLong(1);
+        }
+      }
+      return QuarantineGroups.of(members, total);
+    });
+  }
+
+  public void recordOperatorAction(OperatorAction action) {
+    OperatorAction kept = OperatorAction.of(action.at(), action.actor(), action.action(), action.target(),
+        action.entries(), action.detail());
+    autoCommit("recordOperatorAction", c -> {
+      try (PreparedStatement insert = c.prepareStatement(OperatorSql.insertAction(auditTable()))) {
+        dialect.setInstant(insert, 1, kept.at());
+        insert.setString(2, kept.actor());
+        insert.setString(3, kept.action());
+        insert.setString(4, kept.target());
+        insert.setLong(5, kept.entries());
+        insert.setString(6, kept.detail());
+        return insert.executeUpdate();
+      }
+    });
+  }
+
+  public List<OperatorAction> operatorActions(int limit) {
+    if (limit < 1 || limit > QuarantineQuery.MAX_LIMIT) {
+      throw new IllegalArgumentException("limit must be 1.." + QuarantineQuery.MAX_LIMIT + ", was " + limit);
+    }
+    return autoCommit("operatorActions", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.selectActions(auditTable()))) {
+        select.setInt(1, limit);
+        List<OperatorAction> actions = new ArrayList<>();
+        try (ResultSet row = select.executeQuery()) {
+          while (row.next()) {
+            actions.add(new OperatorAction(Objects.requireNonNull(dialect.getInstant(row, 1)), row.getString(2),
+                row.getString(3), row.getString(4), row.getLong(5), row.getString(6)));
+          }
+        }
+        return actions;
+      }
+    });
+  }
+
+  String auditTable() {
+    return names.qualified("operator_audit");
+  }
+
+  public int countWaiting(WaitingSelector selector, Instant now) {
+    OperatorSql.Condition condition = OperatorSql.waiting(names, isPostgres(), selector, false);
+    return autoCommit("countWaiting", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.countWaiting(table, condition))) {
+        bindCondition(select, condition, now);
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          return row.getInt(1);
+        }
+      }
+    });
+  }
+
+  public int parkWaiting(WaitingSelector selector, Instant now, int limit) {
+    return bulkWaiting("parkWaiting", selector, now, limit, (c, ids) -> {
+      try (PreparedStatement update = c.prepareStatement(OperatorSql.park(table, placeholders(ids.size())))) {
+        dialect.setInstant(update, 1, now);
+        bindIds(update, 2, ids);
+        return update.executeUpdate();
+      }
+    });
+  }
+
+  public int discardWaiting(WaitingSelector selector, Instant now, int limit) {
+    return bulkWaiting("discardWaiting", selector, now, limit, (c, ids) -> {
+      try (PreparedStatement delete = c.prepareStatement(OperatorSql.discard(table, placeholders(ids.size())))) {
+        dialect.setInstant(delete, 1, now);
+        bindIds(delete, 2, ids);
+        return delete.executeUpdate();
+      }
+    });
+  }
+
+  /** As {@link #bulk}, over waiting entries under no unexpired claim. */
+  int bulkWaiting(String what, WaitingSelector selector, Instant now, int limit, BulkChange change) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    OperatorSql.Condition condition = OperatorSql.waiting(names, isPostgres(), selector, true);
+    String lock = OperatorSql.lockWaiting(table, condition);
+    int done = 0;
+    while (done < limit) {
+      int size = Math.min(MAX_IDS_PER_STATEMENT, limit - done);
+      int changed = inTransaction(what, c -> {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement select = c.prepareStatement(lock)) {
+          int next = bindCondition(select, condition, now);
+          select.setInt(next, size);
+          try (ResultSet found = select.executeQuery()) {
+            while (found.next()) {
+              ids.add(dialect.getUuid(found, "id"));
+            }
+          }
+        }
+        return ids.isEmpty() ? 0 : change.apply(c, ids);
+      });
+      done += changed;
+      if (changed < size) {
+        break;
+      }
+    }
+    return done;
+  }
+
+  /** @return the next free parameter index */
+  int bindCondition(PreparedStatement statement, OperatorSql.Condition condition, Instant now)
+      throws SQLException {
+    int index = 1;
+    for (int i = 0; i < condition.instants(); i++) {
+      dialect.setInstant(statement, index++, now);
+    }
+    for (String text : condition.texts()) {
+      statement.setString(index++, text);
+    }
+    return index;
+  }
+
+  public boolean pauseDestination(String destination, String by, String reason, Instant now) {
+    OperatorPause pause = OperatorPause.of(destination, by, reason, now);
+    return autoCommit("pauseDestination", c -> {
+      try (PreparedStatement insert = c.prepareStatement(OperatorSql.insertPause(pauseTable()))) {
+        insert.setString(1, pause.destination());
+        dialect.setInstant(insert, 2, pause.pausedAt());
+        insert.setString(3, pause.pausedBy());
+        insert.setString(4, pause.reason());
+        return insert.executeUpdate() == 1;
+      } catch (SQLException e) {
+        if (dialect.isUniqueViolation(e)) {
+          return false; // paused already: the first pause stands
+        }
+        throw e;
+      }
+    });
+  }
+
+  public boolean resumeDestination(String destination) {
+    return autoCommit("resumeDestination", c -> {
+      try (PreparedStatement delete = c.prepareStatement(OperatorSql.deletePause(pauseTable()))) {
+        delete.setString(1, destination);
+        return delete.executeUpdate() > 0;
+      }
+    });
+  }
+
+  public List<OperatorPause> operatorPauses() {
+    return autoCommit("operatorPauses", c -> {
+      try (PreparedStatement select = c.prepareStatement(OperatorSql.selectPauses(pauseTable()));
+          ResultSet row = select.executeQuery()) {
+        List<OperatorPause> pauses = new ArrayList<>();
+        while (row.next()) {
+          pauses.add(new OperatorPause(row.getString(1), Objects.requireNonNull(dialect.getInstant(row, 2)),
+              row.getString(3), row.getString(4)));
+        }
+        return pauses;
+      }
+    });
+  }
+
+  String pauseTable() {
+    return names.qualified("outbox_destination_pause");
+  }
+
+  public int purgeDelivered(Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    Optional<Duration> keep = retention.keepPeriod();
+    if (keep.isEmpty()) {
+      return 0;
+    }
+    String sql = dialect.deleteLimited(table, "status = 'DELIVERED' AND delivered_at <= ?", "delivered_at");
+    return autoCommit("purgeDelivered", c -> {
+      try (PreparedStatement delete = c.prepareStatement(sql)) {
+        dialect.setInstant(delete, 1, now.minus(keep.get()));
+        delete.setInt(2, limit);
+        return delete.executeUpdate();
+      }
+    });
+  }
+
+  public OutboxStats stats(Instant now) {
+    boolean postgres = isPostgres();
+    String sql = StatsSql.overall(names, postgres);
+    return autoCommit("stats", c -> {
+      try (PreparedStatement select = c.prepareStatement(sql)) {
+        bindStatsNow(select, postgres, now);
+        try (ResultSet row = select.executeQuery()) {
+          row.next();
+          return statsOf(row);
+        }
+      }
+    });
+  }
+
+  public List<DestinationStats> destinationStats(Instant now, int limit) {
+    DestinationStats.checkLimit(limit);
+    boolean postgres = isPostgres();
+    String sql = StatsSql.byDestination(names, postgres);
+    return autoCommit("destinationStats", c -> {
+      try (PreparedStatement select = c.prepareStatement(sql)) {
+        select.setInt(bindStatsNow(select, postgres, now), limit);
+        // A blank destination (a row the store cannot read) is shown under one placeholder name; NULL and blanks of
+        // different lengths are separate groups in the database, merged here in the order they came.
+        Map<String, OutboxStats> rows = new LinkedHashMap<>();
+        try (ResultSet row = select.executeQuery()) {
+          while (row.next()) {
+            String destination = row.getString("destination");
+            if (destination == null || destination.isBlank()) {
+              destination = DestinationStats.UNREADABLE;
+            }
+            rows.merge(destination, statsOf(row), OutboxStats::plus);
+          }
+        }
+        List<DestinationStats> result = new ArrayList<>();
+        rows.forEach((destination, stats) -> result.add(new DestinationStats(destination, stats)));
+        return List.copyOf(result);
+      }
+    });
+  }
+
+  /** Binds the stats statements' {@code now} parameters; returns the index of the next parameter. */
+  int bindStatsNow(PreparedStatement select, boolean postgres, Instant now) throws SQLException {
+    dialect.setInstant(select, 1, now);
+    if (postgres) {
+      dialect.setInstant(select, 2, now);
+      return 3;
+    }
+    return 2;
+  }
+
+  OutboxStats statsOf(ResultSet row) throws SQLException {
+    return new OutboxStats(row.getLong("waiting"), row.getLong("blocked"), row.getLong("in_flight"),
+        row.getLong("quarantined"), dialect.getInstant(row, "oldest_waiting"),
+        dialect.getInstant(row, "oldest_blocked"));
+  }
+}
