@@ -174,7 +174,7 @@ class ModulithExternalizedEventsTest {
     IntStream.range(0, events).forEach(n -> orders.place(order, n, false));
     watch.holdOutage(proxy, OutageWatch.RETRY_BUDGET.plusSeconds(2));
 
-    assertThat(await().atMost(Duration.ofSeconds(30)).until(() -> firstArrivals(order), seen -> seen.size() == events))
+    assertThat(await().atMost(Duration.ofSeconds(60)).until(() -> firstArrivals(order), seen -> seen.size() == events))
         .containsExactlyElementsOf(IntStream.range(0, events).boxed().toList());
     assertThat(watch.quarantined()).isEqualTo(quarantinedBefore);
     assertThat(jdbc.queryForObject("SELECT count(*) FROM smt_outbox WHERE ordering_key = ? AND status = 'QUARANTINED'",
