@@ -39,7 +39,7 @@ class RelayImageIT {
   Path dir;
 
   @Test
-  void the_image_runs_the_relay_as_an_unprivileged_user_and_answers_health() throws Exception {
+  void the_image_runs_the_relay_as_an_unprivileged_user_and_answers_its_health_probes() throws Exception {
     Path root = unpack(Path.of(System.getProperty("outbox4j.image.tar", "target/outbox4j-relay-image.tar")));
     Map<String, Object> config = imageConfig(root.getParent());
 
@@ -86,11 +86,12 @@ class RelayImageIT {
     try {
       HttpResponse<String> health = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
           .ignoreExceptions()
-          .until(() -> get("http://127.0.0.1:" + port + "/health"), response -> response.statusCode() == 200);
-      assertThat(health.body()).contains("UP");
+          .until(() -> get("http://127.0.0.1:" + port + "/health/ready"), response -> response.statusCode() == 200);
+      assertThat(health.body()).contains("\"UP\"");
+      assertThat(get("http://127.0.0.1:" + port + "/health/live").statusCode()).isEqualTo(200);
       assertThat(process.isAlive()).isTrue();
     } catch (RuntimeException | AssertionError e) {
-      throw new AssertionError("the relay from the image did not answer /health; its output:\n"
+      throw new AssertionError("the relay from the image did not answer its health probes; its output:\n"
           + Files.readString(dir.resolve("relay.log")), e);
     } finally {
       process.destroy();
