@@ -76,6 +76,25 @@ class Outbox4jModulithAutoConfigurationTest {
   }
 
   @Test
+  void without_a_broker_externalizer_outbox4j_takes_modulith_s_own_configuration() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+            DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+            Outbox4jJacksonAutoConfiguration.class, Outbox4jAutoConfiguration.class,
+            EventExternalizationAutoConfiguration.class, Outbox4jModulithAutoConfiguration.class))
+        .withUserConfiguration(KafkaApplication.class)
+        .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(ModulithEventWriter.class)
+              .hasSingleBean(EventExternalizationConfiguration.class)
+              .hasBean("eventExternalizationConfiguration")
+              .doesNotHaveBean("outbox4jEventExternalizationConfiguration");
+          assertThat(context.getBean(ModulithEventWriter.class).toMessage(new Shipped("p")).destination())
+              .isEqualTo("shipments/shipped");
+        });
+  }
+
+  @Test
   void with_outbox4j_s_off_modulith_keeps_its_own_externalizer() {
     runner.withPropertyValues("outbox4j.modulith.enabled=false").run(context -> {
       assertThat(context).hasNotFailed().doesNotHaveBean(ModulithEventWriter.class)
