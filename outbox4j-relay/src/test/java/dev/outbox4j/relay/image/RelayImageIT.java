@@ -116,10 +116,13 @@ class RelayImageIT {
     return root;
   }
 
-  private static void tar(Path into, String mode, String archive) throws IOException, InterruptedException {
-    Process tar = new ProcessBuilder("tar", mode, archive, "-C", into.toString()).inheritIO().start();
+  /** Runs tar; its output (GNU tar warns about the archive's extended headers it does not know) only on failure. */
+  private void tar(Path into, String mode, String archive) throws IOException, InterruptedException {
+    Path log = dir.resolve("tar.log");
+    Process tar = new ProcessBuilder("tar", mode, archive, "-C", into.toString()).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
     assertThat(tar.waitFor(2, TimeUnit.MINUTES)).isTrue();
-    assertThat(tar.exitValue()).as("tar %s %s", mode, archive).isZero();
+    assertThat(tar.exitValue()).as("tar %s %s: %s", mode, archive, Files.readString(log)).isZero();
   }
 
   @SuppressWarnings("unchecked")
