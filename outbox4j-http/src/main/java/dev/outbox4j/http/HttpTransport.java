@@ -18,7 +18,10 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -39,8 +42,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@value #MESSAGE_ID_HEADER}: the message id (receivers dedupe on it);
  *   <li>every message header under its own name ({@code traceparent} included);
  *   <li>{@value #ORDERING_KEY_HEADER}: the ordering key, when the message has one;
- *   <li>{@value #TIMESTAMP_HEADER}: the send time in Unix seconds, and {@value #SIGNATURE_HEADER}: its HMAC-SHA256
- *       signature with the body (see {@link WebhookSignature}), when a signing secret is configured.
+ *   <li>when signing keys are configured, by default the Standard Webhooks headers ({@link StandardWebhooks}):
+ *       {@code webhook-id} (the message id), {@code webhook-timestamp} (the send time in Unix seconds) and
+ *       {@code webhook-signature}; with {@link SignatureScheme#OUTBOX4J}, instead, {@value #TIMESTAMP_HEADER} and
+ *       {@value #SIGNATURE_HEADER} (see {@link WebhookSignature}).
  * </ul>
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
@@ -76,10 +81,12 @@ public final class HttpTransport implements Transport {
 
   private static final Set<String> RESERVED = Set.of("content-type", MESSAGE_ID_HEADER.toLowerCase(Locale.ROOT),
       TIMESTAMP_HEADER.toLowerCase(Locale.ROOT), SIGNATURE_HEADER.toLowerCase(Locale.ROOT),
-      ORDERING_KEY_HEADER.toLowerCase(Locale.ROOT));
+      ORDERING_KEY_HEADER.toLowerCase(Locale.ROOT), StandardWebhooks.ID_HEADER, StandardWebhooks.TIMESTAMP_HEADER,
+      StandardWebhooks.SIGNATURE_HEADER);
 
   private final Map<String, URI> endpoints;
   private final @Nullable WebhookSignature signature;
+  private final @Nullable StandardWebhooks standardWebhooks;
   private final Duration requestTimeout;
   private final Duration maxAnswerTime;
   private final Clock clock;
@@ -88,7 +95,11 @@ public final class HttpTransport implements Transport {
 
   private HttpTransport(Builder builder) {
     this.endpoints = Map.copyOf(builder.endpoints);
-    this.signature = builder.secret == null ? null : WebhookSignature.withSecret(builder.secret);
+    this.signature = builder.scheme == SignatureScheme.OUTBOX4J && !builder.secrets.isEmpty()
+        ? WebhookSignature.withSecret(builder.secrets.get(0)) : null;
+    this.standardWebhooks = builder.scheme == SignatureScheme.STANDARD_WEBHOOKS
+        && !(builder.secrets.isEmpty() && builder.ed25519Keys.isEmpty())
+        ? StandardWebhooks.of(builder.secrets, builder.ed25519Keys) : null;
     this.requestTimeout = builder.requestTimeout;
     this.clock = builder.clock;
     if (builder.client != null) {
@@ -120,7 +131,11 @@ public final class HttpTransport implements Transport {
    * Builds a transport from its properties form. Keys (all optional except at least one endpoint):
    * <ul>
    *   <li>{@code endpoint.<alias>}: the URI that destination {@code <alias>} posts to (http or https);
-   *   <li>{@code signing-secret}: the HMAC-SHA256 secret; without it no signature header is sent;
+   *   <li>{@code signing-secret}: the HMAC-SHA256 secret; several, separated by commas, sign at once (Standard
+   *       Webhooks only); without any signing key no signature header is sent;
+   *   <li>{@code signing-ed25519-key}: Standard Webhooks {@code v1a} private keys ({@code whsk_} + base64), separated
+   *       by commas;
+   *   <li>{@code signature-scheme}: {@code standard-webhooks} (default) or {@code outbox4j};
    *   <li>{@code request-timeout}: default 5s; {@code connect-timeout}: default 3s;
    *   <li>{@code http-version}: {@code HTTP_1_1} (default) or {@code HTTP_2}.
    * </ul>
@@ -139,7 +154,16 @@ public final class HttpTransport implements Transport {
         throw new IllegalArgumentException("http property 'endpoint." + alias + "' is not a valid URI", e);
       }
     });
-    props.string("signing-secret").ifPresent(builder::withSigningSecret);
+    props.string("signing-secret").ifPresent(secrets -> builder.withSigningSecrets(list(secrets)));
+    props.string("signing-ed25519-key").ifPresent(keys -> builder.withEd25519SigningKeys(list(keys)));
+    props.string("signature-scheme").ifPresent(scheme -> {
+      switch (scheme.toLowerCase(Locale.ROOT)) {
+        case "standard-webhooks" -> builder.withSignatureScheme(SignatureScheme.STANDARD_WEBHOOKS);
+        case "outbox4j" -> builder.withSignatureScheme(SignatureScheme.OUTBOX4J);
+        default -> throw new IllegalArgumentException(
+            "http property 'signature-scheme' must be standard-webhooks or outbox4j, was '" + scheme + "'");
+      }
+    });
     props.duration("request-timeout").ifPresent(builder::withRequestTimeout);
     props.duration("connect-timeout").ifPresent(builder::withConnectTimeout);
     props.string("http-version").ifPresent(version -> {
@@ -152,6 +176,10 @@ public final class HttpTransport implements Transport {
     });
     props.rejectUnknown();
     return builder.build();
+  }
+
+  private static List<String> list(String commaSeparated) {
+    return Arrays.stream(commaSeparated.split(",")).map(String::strip).filter(part -> !part.isEmpty()).toList();
   }
 
   @Override
@@ -200,10 +228,17 @@ public final class HttpTransport implements Transport {
         request.header(name, value);
       }
     });
+    long seconds = clock.instant().getEpochSecond();
     if (signature != null) {
-      String timestamp = Long.toString(clock.instant().getEpochSecond());
+      String timestamp = Long.toString(seconds);
       request.header(TIMESTAMP_HEADER, timestamp);
       request.header(SIGNATURE_HEADER, signature.sign(timestamp, body));
+    }
+    if (standardWebhooks != null) {
+      String id = message.id().toString();
+      request.header(StandardWebhooks.ID_HEADER, id);
+      request.header(StandardWebhooks.TIMESTAMP_HEADER, Long.toString(seconds));
+      request.header(StandardWebhooks.SIGNATURE_HEADER, standardWebhooks.sign(id, seconds, body));
     }
     return request.build();
   }
@@ -275,7 +310,7 @@ public final class HttpTransport implements Transport {
 
   @Override
   public String toString() {
-    return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null)
+    return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null ? "outbox4j" : standardWebhooks != null ? "standard-webhooks" : "no")
         + ", requestTimeout=" + requestTimeout + "}";
   }
 
@@ -285,7 +320,9 @@ public final class HttpTransport implements Transport {
    */
   public static final class Builder {
     private final Map<String, URI> endpoints = new LinkedHashMap<>();
-    private @Nullable String secret;
+    private final List<String> secrets = new ArrayList<>();
+    private final List<String> ed25519Keys = new ArrayList<>();
+    private SignatureScheme scheme = SignatureScheme.STANDARD_WEBHOOKS;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
@@ -305,12 +342,47 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param sharedSecret the HMAC-SHA256 signing secret shared with the receivers (its UTF-8 bytes are the key);
-     *     {@code null} (the default) sends no timestamp or signature header
+     * @param sharedSecret the HMAC-SHA256 signing secret shared with the receivers, replacing any configured before:
+     *     under Standard Webhooks (the default scheme) {@code whsec_} + base64 of 24 to 64 bytes; under
+     *     {@link SignatureScheme#OUTBOX4J} any non-empty text, whose UTF-8 bytes are the key. {@code null} (the default)
+     *     removes the secrets
      * @return this builder
      */
     public Builder withSigningSecret(@Nullable String sharedSecret) {
-      this.secret = sharedSecret;
+      return withSigningSecrets(sharedSecret == null ? List.of() : List.of(sharedSecret));
+    }
+
+    /**
+     * @param sharedSecrets the active Standard Webhooks {@code v1} secrets ({@code whsec_} + base64), replacing any
+     *     configured before; every one signs each request, so a receiver holding any of them accepts it (rotation:
+     *     add the new secret, then retire the old one by leaving it out). Empty (the default) signs with none
+     * @return this builder
+     */
+    public Builder withSigningSecrets(List<String> sharedSecrets) {
+      this.secrets.clear();
+      sharedSecrets.forEach(secret -> this.secrets.add(Objects.requireNonNull(secret, "signingSecret")));
+      return this;
+    }
+
+    /**
+     * @param privateKeys the active Standard Webhooks {@code v1a} Ed25519 private keys ({@code whsk_} + base64 of the
+     *     32-byte key), replacing any configured before; every one signs each request. Empty (the default) signs
+     *     with none
+     * @return this builder
+     */
+    public Builder withEd25519SigningKeys(List<String> privateKeys) {
+      this.ed25519Keys.clear();
+      privateKeys.forEach(key -> this.ed25519Keys.add(Objects.requireNonNull(key, "ed25519SigningKey")));
+      return this;
+    }
+
+    /**
+     * @param signatureScheme how requests are signed when keys are configured; default
+     *     {@link SignatureScheme#STANDARD_WEBHOOKS}
+     * @return this builder
+     */
+    public Builder withSignatureScheme(SignatureScheme signatureScheme) {
+      this.scheme = Objects.requireNonNull(signatureScheme, "signatureScheme");
       return this;
     }
 
@@ -382,8 +454,21 @@ public final class HttpTransport implements Transport {
           throw new IllegalArgumentException("endpoint '" + alias + "' must be an absolute http(s) URI with a host");
         }
       });
-      if (secret != null && secret.isEmpty()) {
-        throw new IllegalArgumentException("signingSecret must not be empty");
+      if (scheme == SignatureScheme.OUTBOX4J) {
+        if (secrets.size() > 1 || !ed25519Keys.isEmpty()) {
+          throw new IllegalArgumentException("signatureScheme OUTBOX4J signs with one signingSecret only, was "
+              + secrets.size() + " secrets and " + ed25519Keys.size() + " Ed25519 keys");
+        }
+        if (!secrets.isEmpty() && secrets.get(0).isEmpty()) {
+          throw new IllegalArgumentException("signingSecret must not be empty");
+        }
+      } else if (!(secrets.isEmpty() && ed25519Keys.isEmpty())) {
+        try {
+          StandardWebhooks.of(secrets, ed25519Keys);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("signingSecret: " + e.getMessage()
+              + " (Standard Webhooks; for the earlier outbox4j scheme set signatureScheme OUTBOX4J)", e);
+        }
       }
       requirePositive("requestTimeout", requestTimeout);
       requirePositive("connectTimeout", connectTimeout);
