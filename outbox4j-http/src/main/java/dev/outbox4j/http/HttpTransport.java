@@ -1,6 +1,7 @@
 package dev.outbox4j.http;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
@@ -184,15 +185,31 @@ public final class HttpTransport implements Transport {
 
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return send(message, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Written per the CloudEvents HTTP binding (see {@link CloudEventsHttpBinding}); with a signing key, the signature
+   * covers the body as sent (in structured mode, the JSON event). Message headers starting with {@code ce-} are not
+   * sent under their own names: the binding writes those.
+   */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return send(message, event);
+  }
+
+  private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
     URI endpoint = endpoints.get(message.destination());
     if (endpoint == null) {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("no HTTP endpoint configured for destination '" + message.destination() + "'"));
     }
-    byte[] body = message.payload();
+    byte[] body = event == null ? message.payload() : CloudEventsHttpBinding.body(message, event);
     HttpRequest request;
     try {
-      request = request(endpoint, message, body);
+      request = request(endpoint, message, body, event);
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
@@ -216,18 +233,22 @@ public final class HttpTransport implements Transport {
     return maxAnswerTime;
   }
 
-  private HttpRequest request(URI endpoint, Message message, byte[] body) {
+  private HttpRequest request(URI endpoint, Message message, byte[] body, @Nullable CloudEvent event) {
     HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
         .timeout(requestTimeout)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-        .header("Content-Type", message.contentType())
+        .header("Content-Type", event == null ? message.contentType() : CloudEventsHttpBinding.contentType(event))
         .header(MESSAGE_ID_HEADER, message.id().toString());
     message.orderingKey().ifPresent(key -> request.header(ORDERING_KEY_HEADER, key));
     message.headers().forEach((name, value) -> {
-      if (!RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+      if (!RESERVED.contains(name.toLowerCase(Locale.ROOT))
+          && (event == null || !CloudEventsHttpBinding.isBindingHeader(name))) {
         request.header(name, value);
       }
     });
+    if (event != null) {
+      CloudEventsHttpBinding.writeHeaders(request, event);
+    }
     long seconds = clock.instant().getEpochSecond();
     if (signature != null) {
       String timestamp = Long.toString(seconds);
