@@ -161,6 +161,26 @@ public record CloudEvent(String id, String source, String type, Instant time, St
     return media.equals("application/json") || media.equals("text/json") || media.endsWith("+json");
   }
 
+  /**
+   * Percent-encodes a header value as the HTTP binding (and the NATS binding after it) asks: space, {@code "},
+   * {@code %} and every character outside printable ASCII, as the {@code %XX} of each UTF-8 byte.
+   *
+   * @param value an attribute value
+   * @return the value as a header carries it
+   */
+  public static String percentEncoded(String value) {
+    StringBuilder out = new StringBuilder(value.length());
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if (c > 0x20 && c < 0x7f && c != '"' && c != '%') {
+        out.append((char) c);
+      } else {
+        out.append('%').append(String.format(Locale.ROOT, "%02X", c));
+      }
+    }
+    return out.toString();
+  }
+
   private static StringBuilder appendString(StringBuilder out, String value) {
     out.append('"');
     for (int i = 0; i < value.length(); i++) {

@@ -4,7 +4,6 @@ import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.CloudEvent;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
@@ -38,7 +37,7 @@ final class CloudEventsHttpBinding {
   /** Adds the binary-mode attribute headers; structured mode adds none. */
   static void writeHeaders(HttpRequest.Builder request, CloudEvent event) {
     if (event.mode() == CloudEventsMapping.Mode.BINARY) {
-      event.attributes().forEach((name, value) -> request.header(PREFIX + name, percentEncoded(value)));
+      event.attributes().forEach((name, value) -> request.header(PREFIX + name, CloudEvent.percentEncoded(value)));
     }
   }
 
@@ -48,18 +47,5 @@ final class CloudEventsHttpBinding {
    */
   static boolean isBindingHeader(String headerName) {
     return headerName.toLowerCase(Locale.ROOT).startsWith(PREFIX);
-  }
-
-  static String percentEncoded(String value) {
-    StringBuilder out = new StringBuilder(value.length());
-    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      if (c > 0x20 && c < 0x7f && c != '"' && c != '%') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(String.format(Locale.ROOT, "%02X", c));
-      }
-    }
-    return out.toString();
   }
 }
