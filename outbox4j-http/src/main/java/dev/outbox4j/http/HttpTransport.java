@@ -275,6 +275,9 @@ public final class HttpTransport implements Transport {
       return delay.map(d -> DeliveryOutcome.retryableAfter(reason, d))
           .orElseGet(() -> DeliveryOutcome.retryable(reason));
     }
+    if (status == 410) {
+      return DeliveryOutcome.gone(reason + " (Gone)");
+    }
     return DeliveryOutcome.permanent(reason);
   }
 
