@@ -53,9 +53,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
  * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
  * relay pauses instead of charging attempts), with a
- * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
- * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
- * refuses to send. The response body is discarded unread.
+ * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay (the relay caps it at its retry
+ * policy's cap); 410 Gone is {@link DeliveryOutcome#gone} (the relay stops delivering to that destination until an
+ * operator resumes it, as Standard Webhooks asks of a sender); any other status (other 4xx, and 1xx/3xx, since
+ * redirects are not followed for a signed POST) is permanent, as is a header the HTTP client refuses to send. The
+ * response body is discarded unread.
  *
  * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
  * limits concurrency.
