@@ -488,17 +488,25 @@ public final class HttpTransport implements Transport {
         if (!secrets.isEmpty() && secrets.get(0).isEmpty()) {
           throw new IllegalArgumentException("signingSecret must not be empty");
         }
-      } else if (!(secrets.isEmpty() && ed25519Keys.isEmpty())) {
-        try {
-          StandardWebhooks.of(secrets, ed25519Keys);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("signingSecret: " + e.getMessage()
-              + " (Standard Webhooks; for the earlier outbox4j scheme set signatureScheme OUTBOX4J)", e);
-        }
+      } else {
+        validateKeys("signingSecret", secrets, List.of());
+        validateKeys("ed25519SigningKey", List.of(), ed25519Keys);
       }
       requirePositive("requestTimeout", requestTimeout);
       requirePositive("connectTimeout", connectTimeout);
       return new HttpTransport(this);
+    }
+
+    private static void validateKeys(String option, List<String> secrets, List<String> privateKeys) {
+      if (secrets.isEmpty() && privateKeys.isEmpty()) {
+        return;
+      }
+      try {
+        StandardWebhooks.of(secrets, privateKeys);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(option + ": " + e.getMessage()
+            + " (Standard Webhooks; for the earlier outbox4j scheme set signatureScheme OUTBOX4J)", e);
+      }
     }
 
     private static void requirePositive(String name, Duration value) {

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
@@ -172,17 +171,16 @@ class StandardWebhooksTest {
 
   @Test
   void a_key_that_is_not_standard_webhooks_is_refused_naming_the_option_without_showing_it() {
-    List<Runnable> builds = new ArrayList<>();
-    builds.add(() -> HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
-        .withSigningSecret("plain text secret!").build());
-    builds.add(() -> HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
-        .withSigningSecret(StandardWebhooks.SECRET_PREFIX + "c2hvcnQ=").build());
-    builds.add(() -> HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
-        .withEd25519SigningKeys(List.of("whsk_c2hvcnQ=")).build());
-    for (Runnable build : builds) {
-      assertThatThrownBy(build::run).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("signingSecret").hasMessageNotContaining("c2hvcnQ").hasMessageNotContaining("plain");
-    }
+    Map<String, Runnable> builds = Map.of(
+        "signingSecret", () -> HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
+            .withSigningSecret("plain text secret!").build(),
+        "signingSecret: secret #2 must decode to 24 to 64 bytes, was 5", () -> HttpTransport.builder()
+            .withEndpoint("hook", server.uri("/ok"))
+            .withSigningSecrets(List.of(SECRET, StandardWebhooks.SECRET_PREFIX + "c2hvcnQ=")).build(),
+        "ed25519SigningKey: Ed25519 key #1 must decode to 32 bytes", () -> HttpTransport.builder()
+            .withEndpoint("hook", server.uri("/ok")).withEd25519SigningKeys(List.of("whsk_c2hvcnQ=")).build());
+    builds.forEach((expected, build) -> assertThatThrownBy(build::run).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(expected).hasMessageNotContaining("c2hvcnQ").hasMessageNotContaining("plain"));
     assertThatThrownBy(() -> HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
         .withSignatureScheme(SignatureScheme.OUTBOX4J).withSigningSecrets(List.of("a", "b")).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("OUTBOX4J");
