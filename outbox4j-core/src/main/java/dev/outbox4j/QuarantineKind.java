@@ -9,6 +9,13 @@ public enum QuarantineKind {
   /** The transport said the message can never succeed as it is (a rejected payload, an unknown destination). */
   PERMANENT_FAILURE,
   /**
+   * The destination said it is gone for good (HTTP {@code 410 Gone}, {@link dev.outbox4j.spi.DeliveryOutcome#gone}): the
+   * relay quarantined the entry that met the answer and paused the whole destination for every relay
+   * ({@code OutboxStore.pauseDestination}, by {@value dev.outbox4j.spi.DeliveryOutcome#GONE_PAUSED_BY}). Once the
+   * receiver is back (or the destination was re-pointed), an operator resumes the destination and requeues the entry.
+   */
+  DESTINATION_GONE,
+  /**
    * The relay's retry budget ran out: the attempt limit, or any other bound on retrying (for example a retry time
    * budget), was reached while failures stayed retryable.
    */

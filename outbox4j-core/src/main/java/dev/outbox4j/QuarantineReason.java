@@ -32,6 +32,14 @@ public record QuarantineReason(QuarantineKind kind, String text) {
   }
 
   /**
+   * @param text what the destination said
+   * @return a {@link QuarantineKind#DESTINATION_GONE} reason
+   */
+  public static QuarantineReason destinationGone(String text) {
+    return new QuarantineReason(QuarantineKind.DESTINATION_GONE, text);
+  }
+
+  /**
    * @param text which budget ran out, and the last error
    * @return a {@link QuarantineKind#RETRIES_EXHAUSTED} reason
    */

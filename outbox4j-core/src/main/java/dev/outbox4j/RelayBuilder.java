@@ -7,7 +7,9 @@ import dev.outbox4j.spi.Transport;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
@@ -72,6 +74,7 @@ public final class RelayBuilder {
   private int workers = 1;
   private Duration batchLinger = DEFAULT_BATCH_LINGER;
   private final List<RelayListener> listeners = new ArrayList<>();
+  private final Map<String, CloudEventsMapping> cloudEvents = new LinkedHashMap<>();
 
   RelayBuilder(OutboxStore store, Transport transport) {
     this.store = Objects.requireNonNull(store, "store");
@@ -259,6 +262,26 @@ public final class RelayBuilder {
   }
 
   /**
+   * Sends the messages of one destination as CloudEvents 1.0 (off by default: a destination without a mapping is
+   * delivered exactly as before, with no CloudEvents header). The relay then calls
+   * {@link Transport#deliver(dev.outbox4j.Message, dev.outbox4j.spi.CloudEvent)}; the attribute mapping is described
+   * on {@link dev.outbox4j.spi.CloudEvent}.
+   *
+   * @param destination the destination, as messages name it; non-blank
+   * @param mapping its {@code source}, {@code type} and content mode; replaces an earlier mapping of the destination
+   * @return this builder
+   * @throws IllegalArgumentException if the destination is blank
+   */
+  public RelayBuilder withCloudEvents(String destination, CloudEventsMapping mapping) {
+    Objects.requireNonNull(destination, "destination");
+    if (destination.isBlank()) {
+      throw new IllegalArgumentException("CloudEvents destination must not be blank");
+    }
+    cloudEvents.put(destination, Objects.requireNonNull(mapping, "mapping"));
+    return this;
+  }
+
+  /**
    * @return the relay, not yet started
    * @throws IllegalArgumentException naming the first option out of range, for example a delivery timeout or lease
    *     shorter than the transport's {@link Transport#maxAnswerTime()} (naming both values)
@@ -315,7 +338,7 @@ public final class RelayBuilder {
     }
     return new DefaultRelay(new RelaySettings(store, transport, maxAnswerTime, batchSize, lease, deliveryTimeout,
         maxInFlight, retryPolicy, clock, random, sleeper, outageBase, outageCap, executor, threadFactory, minPoll,
-        maxPoll, shutdownGrace, purgeInterval, batchLinger, workers, List.copyOf(listeners)));
+        maxPoll, shutdownGrace, purgeInterval, batchLinger, workers, List.copyOf(listeners), Map.copyOf(cloudEvents)));
   }
 
   private static Duration max(Duration a, Duration b) {

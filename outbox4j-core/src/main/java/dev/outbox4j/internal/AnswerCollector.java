@@ -1,12 +1,15 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -249,7 +252,11 @@ final class AnswerCollector {
       return; // the relay gave up on it while it was queued: it is handed back unsent
     }
     try {
-      settings.transport().deliver(delivery.claim.message()).whenComplete((outcome, error) -> {
+      CloudEventsMapping mapping = settings.cloudEvents().get(delivery.claim.message().destination());
+      CompletionStage<DeliveryOutcome> sending = mapping == null
+          ? settings.transport().deliver(delivery.claim.message())
+          : settings.transport().deliver(delivery.claim.message(), CloudEvent.of(delivery.claim.entry(), mapping));
+      sending.whenComplete((outcome, error) -> {
         if (error != null) {
           delivery.outcome.complete(DeliveryOutcome.retryable(RelayLog.describe(unwrap(error))));
         } else if (outcome == null) {

@@ -102,6 +102,10 @@ final class OutcomeRecorder {
     }
     for (Delivery delivery : permanent) {
       DeliveryOutcome.Permanent outcome = (DeliveryOutcome.Permanent) AnswerCollector.outcomeOf(delivery);
+      if (outcome.destinationGone()) {
+        result = result.plus(isolated(outcomes, delivery.claim, () -> stopGoneDestination(delivery, outcome)));
+        continue;
+      }
       result = result.plus(isolated(outcomes, delivery.claim,
           () -> quarantine(delivery,
               QuarantineReason.permanentFailure(truncate("permanent failure: " + outcome.reason())))));
@@ -269,6 +273,20 @@ final class OutcomeRecorder {
     }
     events.emit(l -> l.onClaimLost(claim.entry()));
     return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  /**
+   * A destination that said it is gone: pause it for every relay first (so its other entries are held back, not sent),
+   * then quarantine the entry that met the answer with its own kind.
+   */
+  private RelayResult stopGoneDestination(Delivery delivery, DeliveryOutcome.Permanent outcome) {
+    String reason = truncate("destination gone: " + outcome.reason());
+    Instant now = settings.clock().instant();
+    if (store.pauseDestination(delivery.claim.message().destination(), DeliveryOutcome.GONE_PAUSED_BY, reason, now)) {
+      RelayLog.LOGGER.log(System.Logger.Level.WARNING, "paused destination '"
+          + delivery.claim.message().destination() + "' until an operator resumes it: " + reason);
+    }
+    return quarantine(delivery, QuarantineReason.destinationGone(reason));
   }
 
   /** Records one outcome; a failure to do so is reported and the others carry on, unless the store keeps failing. */

@@ -1,5 +1,6 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.Sleeper;
@@ -8,6 +9,7 @@ import dev.outbox4j.spi.Transport;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.random.RandomGenerator;
@@ -37,6 +39,7 @@ import java.util.random.RandomGenerator;
  * @param batchLinger the pause after a partial batch
  * @param workers background worker threads
  * @param listeners the event listeners
+ * @param cloudEvents the CloudEvents mapping of each destination that has one
  */
 public record RelaySettings(
     OutboxStore store,
@@ -60,4 +63,5 @@ public record RelaySettings(
     Duration purgeInterval,
     Duration batchLinger,
     int workers,
-    List<RelayListener> listeners) {}
+    List<RelayListener> listeners,
+    Map<String, CloudEventsMapping> cloudEvents) {}

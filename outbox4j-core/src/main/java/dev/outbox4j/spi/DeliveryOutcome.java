@@ -59,6 +59,19 @@ public sealed interface DeliveryOutcome {
     return new Permanent(reason);
   }
 
+  /**
+   * @param reason what the destination said (for example {@code HTTP 410 Gone from <uri>})
+   * @return a permanent failure that says the destination as a whole is gone for good: the relay quarantines the entry
+   *     with {@link dev.outbox4j.QuarantineKind#DESTINATION_GONE} and pauses the destination until an operator resumes
+   *     it, so nothing more is sent there
+   */
+  static DeliveryOutcome gone(String reason) {
+    return new Permanent(reason, true);
+  }
+
+  /** Who a pause set by a {@link #gone} outcome names ({@code OutboxStore.pauseDestination}'s {@code by}). */
+  String GONE_PAUSED_BY = "outbox4j relay (destination gone)";
+
   /** The broker confirmed the message. */
   enum Delivered implements DeliveryOutcome {
     /** The only instance. */
@@ -103,8 +116,19 @@ public sealed interface DeliveryOutcome {
    * A failure no retry can fix.
    *
    * @param reason why
+   * @param destinationGone {@code true} when the whole destination is gone for good (see {@link #gone}), not only this
+   *     message refused
    */
-  record Permanent(String reason) implements DeliveryOutcome {
+  record Permanent(String reason, boolean destinationGone) implements DeliveryOutcome {
+    /**
+     * A permanent failure of this message.
+     *
+     * @param reason why
+     */
+    public Permanent(String reason) {
+      this(reason, false);
+    }
+
     /** @throws NullPointerException if reason is {@code null} */
     public Permanent {
       Objects.requireNonNull(reason, "reason");

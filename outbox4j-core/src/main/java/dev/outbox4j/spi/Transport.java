@@ -2,6 +2,7 @@ package dev.outbox4j.spi;
 
 import dev.outbox4j.Message;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -36,6 +37,24 @@ public interface Transport extends AutoCloseable {
    * @return a stage completed with the outcome once the broker answered
    */
   CompletionStage<DeliveryOutcome> deliver(Message message);
+
+  /**
+   * Starts delivering one message as a CloudEvent: the relay calls this instead of {@link #deliver(Message)} for a
+   * destination configured with {@link dev.outbox4j.RelayBuilder#withCloudEvents}. A transport writes the event in its
+   * protocol binding (binary or structured, as {@link CloudEvent#mode()} says) and otherwise behaves as
+   * {@link #deliver(Message)}; headers named by {@link CloudEvent#isOverrideHeader} are not sent under their own names.
+   *
+   * <p>The default completes with a permanent failure saying that this transport does not write CloudEvents, so a
+   * misconfigured destination is quarantined with that reason rather than delivered without its attributes.
+   *
+   * @param message the message, never {@code null}
+   * @param event its CloudEvents attributes, never {@code null}
+   * @return a stage completed with the outcome once the broker answered
+   */
+  default CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return CompletableFuture.completedFuture(DeliveryOutcome.permanent(getClass().getName()
+        + " does not write CloudEvents (destination '" + message.destination() + "')"));
+  }
 
   /**
    * The longest a delivery can take, from the call to {@link #deliver} until the message has certainly either landed

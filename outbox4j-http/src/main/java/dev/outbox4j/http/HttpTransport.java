@@ -1,6 +1,7 @@
 package dev.outbox4j.http;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
@@ -18,7 +19,10 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -39,17 +43,21 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@value #MESSAGE_ID_HEADER}: the message id (receivers dedupe on it);
  *   <li>every message header under its own name ({@code traceparent} included);
  *   <li>{@value #ORDERING_KEY_HEADER}: the ordering key, when the message has one;
- *   <li>{@value #TIMESTAMP_HEADER}: the send time in Unix seconds, and {@value #SIGNATURE_HEADER}: its HMAC-SHA256
- *       signature with the body (see {@link WebhookSignature}), when a signing secret is configured.
+ *   <li>when signing keys are configured, by default the Standard Webhooks headers ({@link StandardWebhooks}):
+ *       {@code webhook-id} (the message id), {@code webhook-timestamp} (the send time in Unix seconds) and
+ *       {@code webhook-signature}; with {@link SignatureScheme#OUTBOX4J}, instead, {@value #TIMESTAMP_HEADER} and
+ *       {@value #SIGNATURE_HEADER} (see {@link WebhookSignature}).
  * </ul>
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
  * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
  * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
  * relay pauses instead of charging attempts), with a
- * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
- * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
- * refuses to send. The response body is discarded unread.
+ * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay (the relay caps it at its retry
+ * policy's cap); 410 Gone is {@link DeliveryOutcome#gone} (the relay stops delivering to that destination until an
+ * operator resumes it, as Standard Webhooks asks of a sender); any other status (other 4xx, and 1xx/3xx, since
+ * redirects are not followed for a signed POST) is permanent, as is a header the HTTP client refuses to send. The
+ * response body is discarded unread.
  *
  * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
  * limits concurrency.
@@ -76,10 +84,12 @@ public final class HttpTransport implements Transport {
 
   private static final Set<String> RESERVED = Set.of("content-type", MESSAGE_ID_HEADER.toLowerCase(Locale.ROOT),
       TIMESTAMP_HEADER.toLowerCase(Locale.ROOT), SIGNATURE_HEADER.toLowerCase(Locale.ROOT),
-      ORDERING_KEY_HEADER.toLowerCase(Locale.ROOT));
+      ORDERING_KEY_HEADER.toLowerCase(Locale.ROOT), StandardWebhooks.ID_HEADER, StandardWebhooks.TIMESTAMP_HEADER,
+      StandardWebhooks.SIGNATURE_HEADER);
 
   private final Map<String, URI> endpoints;
   private final @Nullable WebhookSignature signature;
+  private final @Nullable StandardWebhooks standardWebhooks;
   private final Duration requestTimeout;
   private final Duration maxAnswerTime;
   private final Clock clock;
@@ -88,7 +98,11 @@ public final class HttpTransport implements Transport {
 
   private HttpTransport(Builder builder) {
     this.endpoints = Map.copyOf(builder.endpoints);
-    this.signature = builder.secret == null ? null : WebhookSignature.withSecret(builder.secret);
+    this.signature = builder.scheme == SignatureScheme.OUTBOX4J && !builder.secrets.isEmpty()
+        ? WebhookSignature.withSecret(builder.secrets.get(0)) : null;
+    this.standardWebhooks = builder.scheme == SignatureScheme.STANDARD_WEBHOOKS
+        && !(builder.secrets.isEmpty() && builder.ed25519Keys.isEmpty())
+        ? StandardWebhooks.of(builder.secrets, builder.ed25519Keys) : null;
     this.requestTimeout = builder.requestTimeout;
     this.clock = builder.clock;
     if (builder.client != null) {
@@ -120,7 +134,11 @@ public final class HttpTransport implements Transport {
    * Builds a transport from its properties form. Keys (all optional except at least one endpoint):
    * <ul>
    *   <li>{@code endpoint.<alias>}: the URI that destination {@code <alias>} posts to (http or https);
-   *   <li>{@code signing-secret}: the HMAC-SHA256 secret; without it no signature header is sent;
+   *   <li>{@code signing-secret}: the HMAC-SHA256 secret; several, separated by commas, sign at once (Standard
+   *       Webhooks only); without any signing key no signature header is sent;
+   *   <li>{@code signing-ed25519-key}: Standard Webhooks {@code v1a} private keys ({@code whsk_} + base64), separated
+   *       by commas;
+   *   <li>{@code signature-scheme}: {@code standard-webhooks} (default) or {@code outbox4j};
    *   <li>{@code request-timeout}: default 5s; {@code connect-timeout}: default 3s;
    *   <li>{@code http-version}: {@code HTTP_1_1} (default) or {@code HTTP_2}.
    * </ul>
@@ -139,7 +157,16 @@ public final class HttpTransport implements Transport {
         throw new IllegalArgumentException("http property 'endpoint." + alias + "' is not a valid URI", e);
       }
     });
-    props.string("signing-secret").ifPresent(builder::withSigningSecret);
+    props.string("signing-secret").ifPresent(secrets -> builder.withSigningSecrets(list(secrets)));
+    props.string("signing-ed25519-key").ifPresent(keys -> builder.withEd25519SigningKeys(list(keys)));
+    props.string("signature-scheme").ifPresent(scheme -> {
+      switch (scheme.toLowerCase(Locale.ROOT)) {
+        case "standard-webhooks" -> builder.withSignatureScheme(SignatureScheme.STANDARD_WEBHOOKS);
+        case "outbox4j" -> builder.withSignatureScheme(SignatureScheme.OUTBOX4J);
+        default -> throw new IllegalArgumentException(
+            "http property 'signature-scheme' must be standard-webhooks or outbox4j, was '" + scheme + "'");
+      }
+    });
     props.duration("request-timeout").ifPresent(builder::withRequestTimeout);
     props.duration("connect-timeout").ifPresent(builder::withConnectTimeout);
     props.string("http-version").ifPresent(version -> {
@@ -154,17 +181,37 @@ public final class HttpTransport implements Transport {
     return builder.build();
   }
 
+  private static List<String> list(String commaSeparated) {
+    return Arrays.stream(commaSeparated.split(",")).map(String::strip).filter(part -> !part.isEmpty()).toList();
+  }
+
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return send(message, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Written per the CloudEvents HTTP binding (see {@link CloudEventsHttpBinding}); with a signing key, the signature
+   * covers the body as sent (in structured mode, the JSON event). Message headers starting with {@code ce-} are not
+   * sent under their own names: the binding writes those.
+   */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return send(message, event);
+  }
+
+  private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
     URI endpoint = endpoints.get(message.destination());
     if (endpoint == null) {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("no HTTP endpoint configured for destination '" + message.destination() + "'"));
     }
-    byte[] body = message.payload();
+    byte[] body = event == null ? message.payload() : CloudEventsHttpBinding.body(message, event);
     HttpRequest request;
     try {
-      request = request(endpoint, message, body);
+      request = request(endpoint, message, body, event);
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
@@ -188,22 +235,33 @@ public final class HttpTransport implements Transport {
     return maxAnswerTime;
   }
 
-  private HttpRequest request(URI endpoint, Message message, byte[] body) {
+  private HttpRequest request(URI endpoint, Message message, byte[] body, @Nullable CloudEvent event) {
     HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
         .timeout(requestTimeout)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-        .header("Content-Type", message.contentType())
+        .header("Content-Type", event == null ? message.contentType() : CloudEventsHttpBinding.contentType(event))
         .header(MESSAGE_ID_HEADER, message.id().toString());
     message.orderingKey().ifPresent(key -> request.header(ORDERING_KEY_HEADER, key));
     message.headers().forEach((name, value) -> {
-      if (!RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+      if (!RESERVED.contains(name.toLowerCase(Locale.ROOT))
+          && (event == null || !CloudEventsHttpBinding.isBindingHeader(name))) {
         request.header(name, value);
       }
     });
+    if (event != null) {
+      CloudEventsHttpBinding.writeHeaders(request, event);
+    }
+    long seconds = clock.instant().getEpochSecond();
     if (signature != null) {
-      String timestamp = Long.toString(clock.instant().getEpochSecond());
+      String timestamp = Long.toString(seconds);
       request.header(TIMESTAMP_HEADER, timestamp);
       request.header(SIGNATURE_HEADER, signature.sign(timestamp, body));
+    }
+    if (standardWebhooks != null) {
+      String id = message.id().toString();
+      request.header(StandardWebhooks.ID_HEADER, id);
+      request.header(StandardWebhooks.TIMESTAMP_HEADER, Long.toString(seconds));
+      request.header(StandardWebhooks.SIGNATURE_HEADER, standardWebhooks.sign(id, seconds, body));
     }
     return request.build();
   }
@@ -218,6 +276,9 @@ public final class HttpTransport implements Transport {
       Optional<Duration> delay = response.headers().firstValue("Retry-After").flatMap(this::retryAfter);
       return delay.map(d -> DeliveryOutcome.retryableAfter(reason, d))
           .orElseGet(() -> DeliveryOutcome.retryable(reason));
+    }
+    if (status == 410) {
+      return DeliveryOutcome.gone(reason + " (Gone)");
     }
     return DeliveryOutcome.permanent(reason);
   }
@@ -275,7 +336,7 @@ public final class HttpTransport implements Transport {
 
   @Override
   public String toString() {
-    return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null)
+    return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null ? "outbox4j" : standardWebhooks != null ? "standard-webhooks" : "no")
         + ", requestTimeout=" + requestTimeout + "}";
   }
 
@@ -285,7 +346,9 @@ public final class HttpTransport implements Transport {
    */
   public static final class Builder {
     private final Map<String, URI> endpoints = new LinkedHashMap<>();
-    private @Nullable String secret;
+    private final List<String> secrets = new ArrayList<>();
+    private final List<String> ed25519Keys = new ArrayList<>();
+    private SignatureScheme scheme = SignatureScheme.STANDARD_WEBHOOKS;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
@@ -305,12 +368,47 @@ public final class HttpTransport implements Transport {
     }
 
     /**
-     * @param sharedSecret the HMAC-SHA256 signing secret shared with the receivers (its UTF-8 bytes are the key);
-     *     {@code null} (the default) sends no timestamp or signature header
+     * @param sharedSecret the HMAC-SHA256 signing secret shared with the receivers, replacing any configured before:
+     *     under Standard Webhooks (the default scheme) {@code whsec_} + base64 of 24 to 64 bytes; under
+     *     {@link SignatureScheme#OUTBOX4J} any non-empty text, whose UTF-8 bytes are the key. {@code null} (the default)
+     *     removes the secrets
      * @return this builder
      */
     public Builder withSigningSecret(@Nullable String sharedSecret) {
-      this.secret = sharedSecret;
+      return withSigningSecrets(sharedSecret == null ? List.of() : List.of(sharedSecret));
+    }
+
+    /**
+     * @param sharedSecrets the active Standard Webhooks {@code v1} secrets ({@code whsec_} + base64), replacing any
+     *     configured before; every one signs each request, so a receiver holding any of them accepts it (rotation:
+     *     add the new secret, then retire the old one by leaving it out). Empty (the default) signs with none
+     * @return this builder
+     */
+    public Builder withSigningSecrets(List<String> sharedSecrets) {
+      this.secrets.clear();
+      sharedSecrets.forEach(secret -> this.secrets.add(Objects.requireNonNull(secret, "signingSecret")));
+      return this;
+    }
+
+    /**
+     * @param privateKeys the active Standard Webhooks {@code v1a} Ed25519 private keys ({@code whsk_} + base64 of the
+     *     32-byte key), replacing any configured before; every one signs each request. Empty (the default) signs
+     *     with none
+     * @return this builder
+     */
+    public Builder withEd25519SigningKeys(List<String> privateKeys) {
+      this.ed25519Keys.clear();
+      privateKeys.forEach(key -> this.ed25519Keys.add(Objects.requireNonNull(key, "ed25519SigningKey")));
+      return this;
+    }
+
+    /**
+     * @param signatureScheme how requests are signed when keys are configured; default
+     *     {@link SignatureScheme#STANDARD_WEBHOOKS}
+     * @return this builder
+     */
+    public Builder withSignatureScheme(SignatureScheme signatureScheme) {
+      this.scheme = Objects.requireNonNull(signatureScheme, "signatureScheme");
       return this;
     }
 
@@ -382,12 +480,33 @@ public final class HttpTransport implements Transport {
           throw new IllegalArgumentException("endpoint '" + alias + "' must be an absolute http(s) URI with a host");
         }
       });
-      if (secret != null && secret.isEmpty()) {
-        throw new IllegalArgumentException("signingSecret must not be empty");
+      if (scheme == SignatureScheme.OUTBOX4J) {
+        if (secrets.size() > 1 || !ed25519Keys.isEmpty()) {
+          throw new IllegalArgumentException("signatureScheme OUTBOX4J signs with one signingSecret only, was "
+              + secrets.size() + " secrets and " + ed25519Keys.size() + " Ed25519 keys");
+        }
+        if (!secrets.isEmpty() && secrets.get(0).isEmpty()) {
+          throw new IllegalArgumentException("signingSecret must not be empty");
+        }
+      } else {
+        validateKeys("signingSecret", secrets, List.of());
+        validateKeys("ed25519SigningKey", List.of(), ed25519Keys);
       }
       requirePositive("requestTimeout", requestTimeout);
       requirePositive("connectTimeout", connectTimeout);
       return new HttpTransport(this);
+    }
+
+    private static void validateKeys(String option, List<String> secrets, List<String> privateKeys) {
+      if (secrets.isEmpty() && privateKeys.isEmpty()) {
+        return;
+      }
+      try {
+        StandardWebhooks.of(secrets, privateKeys);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(option + ": " + e.getMessage()
+            + " (Standard Webhooks; for the earlier outbox4j scheme set signatureScheme OUTBOX4J)", e);
+      }
     }
 
     private static void requirePositive(String name, Duration value) {

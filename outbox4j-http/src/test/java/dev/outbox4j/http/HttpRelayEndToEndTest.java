@@ -38,7 +38,7 @@ class HttpRelayEndToEndTest {
     List<Message> sent = ConsumerLedger.backlog("hook", 5_000, 50);
     outbox.write(sent);
     try (HttpTransport transport = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
-        .withSigningSecret("e2e").build();
+        .withSigningSecret(StandardWebhooksTest.SECRET).build();
         Relay relay = relay(transport)) {
       relay.start();
 

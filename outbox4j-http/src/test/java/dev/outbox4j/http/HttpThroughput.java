@@ -21,7 +21,7 @@ public final class HttpThroughput {
       server.onRequest(r -> ledger.record(r.header(HttpTransport.MESSAGE_ID_HEADER), r.body()));
       outbox.write(ConsumerLedger.backlog("hook", count, 1_000));
       try (HttpTransport transport = HttpTransport.builder().withEndpoint("hook", server.uri("/ok"))
-          .withSigningSecret("bench").build();
+          .withSigningSecret(StandardWebhooksTest.SECRET).build();
           Relay relay = Relay.builder(outbox.store(), transport).withBatchSize(500).withMaxInFlight(64).build()) {
         double seconds = outbox.timeToDeliver(relay, ledger, count).toNanos() / 1e9;
         System.out.printf("HTTP: %d messages delivered end to end in %.2f s = %.0f messages/s (%d arrivals)%n",

@@ -19,7 +19,7 @@ class HttpTransportContractTest extends TransportContract {
     server = new WebhookServer();
     return HttpTransport.builder()
         .withEndpoint("orders", server.uri("/ok"))
-        .withSigningSecret("contract-secret")
+        .withSigningSecret(StandardWebhooksTest.SECRET)
         .build();
   }
 

@@ -41,6 +41,7 @@ class HttpTransportTest {
   private HttpTransport transportTo(String path, Clock clock) {
     return HttpTransport.builder()
         .withEndpoint("hook", server.uri(path))
+        .withSignatureScheme(SignatureScheme.OUTBOX4J)
         .withSigningSecret("s3cret-for-tests")
         .withClock(clock)
         .withRequestTimeout(Duration.ofSeconds(10))
@@ -211,6 +212,7 @@ class HttpTransportTest {
     try (HttpTransport transport = HttpTransport.fromProperties(Map.of(
         "endpoint.hook", server.uri("/ok").toString(),
         "signing-secret", "s3cret-for-tests",
+        "signature-scheme", "outbox4j",
         "request-timeout", "4s",
         "connect-timeout", "PT2S",
         "http-version", "http_1_1"))) {

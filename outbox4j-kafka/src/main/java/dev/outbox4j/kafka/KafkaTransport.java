@@ -2,6 +2,7 @@ package dev.outbox4j.kafka;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import java.nio.charset.StandardCharsets;
@@ -228,6 +229,21 @@ public final class KafkaTransport implements Transport {
 
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return send(message, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Written per the CloudEvents Kafka binding (see {@link KafkaCloudEventsBinding}): {@code ce_} headers and
+   * {@code content-type}, the ordering key as the record key; the message id header is sent as well.
+   */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return send(message, event);
+  }
+
+  private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
     String topic;
     try {
       topic = topicMapping.apply(message);
@@ -240,8 +256,10 @@ public final class KafkaTransport implements Transport {
           DeliveryOutcome.permanent("topic mapping gave no topic for destination " + message.destination()));
     }
     byte[] key = message.orderingKey().map(k -> k.getBytes(StandardCharsets.UTF_8)).orElse(null);
-    ProducerRecord<byte[], byte[]> record =
-        new ProducerRecord<>(topic, null, null, key, message.payload(), headersOf(message));
+    ProducerRecord<byte[], byte[]> record = event == null
+        ? new ProducerRecord<>(topic, null, null, key, message.payload(), headersOf(message))
+        : new ProducerRecord<>(topic, null, null, key, KafkaCloudEventsBinding.value(message, event),
+            cloudEventHeadersOf(message, event));
     Instant now = clock.instant();
     Stall stall = stalls.get(topic);
     if (stall != null) {
@@ -296,6 +314,18 @@ public final class KafkaTransport implements Transport {
       }
     });
     headers.add(new RecordHeader(contentTypeHeader, message.contentType().getBytes(StandardCharsets.UTF_8)));
+    headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
+    return headers;
+  }
+
+  private List<Header> cloudEventHeadersOf(Message message, CloudEvent event) {
+    List<Header> headers = new ArrayList<>(message.headers().size() + 12);
+    message.headers().forEach((name, value) -> {
+      if (!name.equals(messageIdHeader) && !KafkaCloudEventsBinding.isBindingHeader(name)) {
+        headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8)));
+      }
+    });
+    KafkaCloudEventsBinding.writeHeaders(headers, event);
     headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
     return headers;
   }

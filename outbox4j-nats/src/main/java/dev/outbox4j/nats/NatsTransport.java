@@ -1,6 +1,7 @@
 package dev.outbox4j.nats;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
@@ -174,9 +175,24 @@ public final class NatsTransport implements Transport {
 
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return send(message, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Written per the CloudEvents NATS binding (see {@link NatsCloudEventsBinding}): {@code ce-} headers and
+   * {@code Content-Type}; {@code Nats-Msg-Id} stays the message id.
+   */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return send(message, event);
+  }
+
+  private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
     NatsMessage natsMessage;
     try {
-      natsMessage = natsMessage(message);
+      natsMessage = natsMessage(message, event);
     } catch (RuntimeException e) {
       return done(DeliveryOutcome.permanent("message cannot be expressed as a NATS message: " + e.getMessage()));
     }
@@ -256,12 +272,16 @@ public final class NatsTransport implements Transport {
     closer.start();
   }
 
-  private NatsMessage natsMessage(Message message) {
+  private NatsMessage natsMessage(Message message, @Nullable CloudEvent event) {
     Headers headers = new Headers();
     message.headers().forEach(headers::add);
     headers.put(CONTENT_TYPE_HEADER, message.contentType());
+    if (event != null) {
+      NatsCloudEventsBinding.writeHeaders(headers, event);
+    }
     String subject = Objects.requireNonNull(subjects.apply(message), "subject mapping returned null");
-    return NatsMessage.builder().subject(subject).headers(headers).data(message.payload()).build();
+    return NatsMessage.builder().subject(subject).headers(headers)
+        .data(event == null ? message.payload() : NatsCloudEventsBinding.data(message, event)).build();
   }
 
   private CompletionStage<DeliveryOutcome> classify(Throwable error, String subject, Connected target,

@@ -1,6 +1,7 @@
 package dev.outbox4j.opentelemetry;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import io.opentelemetry.api.OpenTelemetry;
@@ -14,6 +15,7 @@ import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * A {@link Transport} that records each delivery as an OpenTelemetry PRODUCER span, parented on the trace context the
@@ -72,6 +74,17 @@ public final class TracingTransport implements Transport {
 
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return traced(message, () -> delegate.deliver(message));
+  }
+
+  /** Traces a CloudEvents delivery the same way. */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return traced(message, () -> delegate.deliver(message, event));
+  }
+
+  private CompletionStage<DeliveryOutcome> traced(Message message,
+      Supplier<CompletionStage<DeliveryOutcome>> send) {
     SpanBuilder builder = tracer.spanBuilder("send " + message.destination())
         .setSpanKind(SpanKind.PRODUCER)
         .setParent(TraceHeaders.extract(message.headers()))
@@ -89,7 +102,7 @@ public final class TracingTransport implements Transport {
     Span span = builder.startSpan();
     CompletionStage<DeliveryOutcome> stage;
     try (Scope ignored = span.makeCurrent()) {
-      stage = delegate.deliver(message);
+      stage = send.get();
     } catch (RuntimeException e) {
       span.recordException(e);
       span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));

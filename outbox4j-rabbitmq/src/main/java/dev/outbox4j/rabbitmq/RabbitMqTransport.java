@@ -13,6 +13,7 @@ import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.SocketConfigurators;
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
@@ -195,6 +196,21 @@ public final class RabbitMqTransport implements Transport {
 
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
+    return send(message, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Written following the CloudEvents AMQP binding (see {@link RabbitMqCloudEventsBinding}): {@code cloudEvents_}
+   * headers and the {@code content-type} property; the message id stays the {@code message-id} property.
+   */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    return send(message, event);
+  }
+
+  private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
     AmqpAddress address;
     try {
       address = Objects.requireNonNull(addressing.apply(message), "address mapping returned null");
@@ -204,7 +220,7 @@ public final class RabbitMqTransport implements Transport {
     String messageId = message.id().toString();
     AMQP.BasicProperties properties;
     try {
-      properties = properties(message, messageId);
+      properties = properties(message, messageId, event);
     } catch (RuntimeException e) {
       return done(DeliveryOutcome.permanent("message cannot be expressed as AMQP properties: " + e.getMessage()));
     }
@@ -215,7 +231,8 @@ public final class RabbitMqTransport implements Transport {
     if (blocked != null) {
       return done(DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
     }
-    Pending pending = new Pending(messageId, address, properties, message.payload());
+    Pending pending = new Pending(messageId, address, properties,
+        event == null ? message.payload() : RabbitMqCloudEventsBinding.body(message, event));
     unanswered.add(pending);
     pending.future.whenComplete((outcome, error) -> unanswered.remove(pending));
     try {
@@ -314,11 +331,14 @@ public final class RabbitMqTransport implements Transport {
     LOG.log(System.Logger.Level.DEBUG, "RabbitMQ connection reset: {0}", why);
   }
 
-  private AMQP.BasicProperties properties(Message message, String messageId) {
+  private AMQP.BasicProperties properties(Message message, String messageId, @Nullable CloudEvent event) {
     Map<String, Object> headers = new HashMap<>(message.headers());
+    if (event != null) {
+      RabbitMqCloudEventsBinding.writeHeaders(headers, event);
+    }
     return new AMQP.BasicProperties.Builder()
         .messageId(messageId)
-        .contentType(message.contentType())
+        .contentType(event == null ? message.contentType() : RabbitMqCloudEventsBinding.contentType(event))
         .deliveryMode(2)
         .headers(headers)
         .timestamp(new Date(clock.millis()))

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.config;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,7 @@ public final class ConfigReader {
   /** The prefix of every environment name. */
   public static final String ENV_PREFIX = "OUTBOX4J_";
 
+  private static final String CLOUDEVENTS = "cloudevents.";
   private static final Pattern TRANSPORT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,39}");
   private static final Pattern TOKEN_NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
 
@@ -228,13 +230,14 @@ public final class ConfigReader {
       }
       Map<String, RelayConfig.TransportSettings> transports = transports();
       Map<String, String> destinations = destinations(transports);
+      Map<String, CloudEventsMapping> cloudEvents = cloudEvents();
       Set<String> unknown = new TreeSet<>(values.keySet());
       unknown.removeAll(read);
       if (!unknown.isEmpty()) {
         String key = unknown.iterator().next();
         throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
       }
-      return new RelayConfig(source, database, relay, retry, server, transports, destinations);
+      return new RelayConfig(source, database, relay, retry, server, transports, destinations, cloudEvents);
     }
 
     private Map<String, RelayConfig.TransportSettings> transports() {
@@ -277,11 +280,54 @@ public final class ConfigReader {
       return destinations;
     }
 
+    /** {@code cloudevents.<destination>.source|type|mode}; a destination name may itself contain dots. */
+    private Map<String, CloudEventsMapping> cloudEvents() {
+      Map<String, Map<String, ConfigValue>> byDestination = new TreeMap<>();
+      for (ConfigValue value : values.values()) {
+        if (!value.key().startsWith(CLOUDEVENTS)) {
+          continue;
+        }
+        read.add(value.key());
+        String rest = value.key().substring(CLOUDEVENTS.length());
+        int dot = rest.lastIndexOf('.');
+        String attribute = dot < 0 ? "" : rest.substring(dot + 1);
+        if (dot <= 0 || !List.of("source", "type", "mode").contains(attribute)) {
+          throw new ConfigException(value.key(), "must be cloudevents.<destination>.source, .type or .mode",
+              value.origin());
+        }
+        byDestination.computeIfAbsent(rest.substring(0, dot), d -> new TreeMap<>()).put(attribute, value);
+      }
+      Map<String, CloudEventsMapping> mappings = new TreeMap<>();
+      byDestination.forEach((destination, attributes) -> {
+        String base = CLOUDEVENTS + destination + ".";
+        ConfigValue any = attributes.values().iterator().next();
+        for (String required : List.of("source", "type")) {
+          if (!attributes.containsKey(required) || attributes.get(required).text().isBlank()) {
+            throw new ConfigException(base + required, "is required when " + any.key() + " is set", any.origin());
+          }
+        }
+        ConfigValue mode = attributes.get("mode");
+        String modeText = mode == null ? "binary" : mode.text().toLowerCase(Locale.ROOT);
+        if (!modeText.equals("binary") && !modeText.equals("structured")) {
+          throw new ConfigException(base + "mode", "must be binary or structured, was '" + mode.text() + "'",
+              mode.origin());
+        }
+        try {
+          mappings.put(destination, new CloudEventsMapping(attributes.get("source").text(),
+              attributes.get("type").text(), modeText.equals("binary")
+                  ? CloudEventsMapping.Mode.BINARY : CloudEventsMapping.Mode.STRUCTURED));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException(base + "source", e.getMessage(), any.origin());
+        }
+      });
+      return mappings;
+    }
+
     private String suggestion(String key) {
       String section = key.contains(".") ? key.substring(0, key.indexOf('.') + 1) : key;
       List<String> same = KEYS.keySet().stream().filter(k -> k.startsWith(section)).toList();
       if (same.isEmpty()) {
-        return " (top-level sections: database, relay, retry, server, transports, destinations)";
+        return " (top-level sections: database, relay, retry, server, transports, destinations, cloudevents)";
       }
       return " (known in this section: " + same + ")";
     }

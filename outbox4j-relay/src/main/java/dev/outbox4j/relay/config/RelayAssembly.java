@@ -33,7 +33,8 @@ public final class RelayAssembly {
   public static final List<String> TRANSPORT_TYPES = List.of("http", "kafka", "rabbitmq", "nats");
 
   private static final Map<String, List<String>> TRANSPORT_KEYS = Map.of(
-      "http", List.of("signing-secret", "request-timeout", "connect-timeout", "http-version"),
+      "http", List.of("signing-secret", "signing-ed25519-key", "signature-scheme", "request-timeout",
+          "connect-timeout", "http-version"),
       "rabbitmq", List.of("uri", "host", "port", "virtual-host", "username", "password", "connection-name",
           "connection-timeout", "requested-heartbeat", "confirm-timeout", "recovery-interval"),
       "nats", List.of("servers", "username", "password", "token", "connection-name", "connection-timeout",
@@ -189,6 +190,7 @@ public final class RelayAssembly {
       builder.withDeliveryTimeout(settings.deliveryTimeout());
     }
     listeners.forEach(builder::onEvent);
+    config.cloudEvents().forEach(builder::withCloudEvents);
     try {
       return builder.build();
     } catch (IllegalArgumentException e) {

@@ -1,5 +1,6 @@
 package dev.outbox4j.relay.config;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import java.time.Duration;
 import java.util.Map;
@@ -20,12 +21,30 @@ import org.jspecify.annotations.Nullable;
  * @param server the dashboard, metrics and health endpoints
  * @param transports the transports by name
  * @param destinations which transport each destination goes to; the key {@value #ANY_DESTINATION} matches the rest
+ * @param cloudEvents the destinations whose messages are sent as CloudEvents, with their mapping (none by default)
  */
 public record RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
-    Map<String, TransportSettings> transports, Map<String, String> destinations) {
+    Map<String, TransportSettings> transports, Map<String, String> destinations,
+    Map<String, CloudEventsMapping> cloudEvents) {
 
   /** The destinations key that routes every destination not named otherwise. */
   public static final String ANY_DESTINATION = "*";
+
+  /**
+   * A configuration without CloudEvents.
+   *
+   * @param source where it came from
+   * @param database where the outbox is
+   * @param relay how the relay runs
+   * @param retry when failed deliveries are tried again
+   * @param server the dashboard, metrics and health endpoints
+   * @param transports the transports by name
+   * @param destinations which transport each destination goes to
+   */
+  public RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
+      Map<String, TransportSettings> transports, Map<String, String> destinations) {
+    this(source, database, relay, retry, server, transports, destinations, Map.of());
+  }
 
   /** Copies the maps. */
   public RelayConfig {
@@ -36,6 +55,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     Objects.requireNonNull(server, "server");
     transports = Map.copyOf(transports);
     destinations = Map.copyOf(destinations);
+    cloudEvents = Map.copyOf(cloudEvents);
   }
 
   /**

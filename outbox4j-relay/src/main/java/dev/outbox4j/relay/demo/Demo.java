@@ -2,6 +2,7 @@ package dev.outbox4j.relay.demo;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.http.StandardWebhooks;
 import dev.outbox4j.relay.config.RelayAssembly;
 import dev.outbox4j.relay.config.RelayConfig;
 import dev.outbox4j.relay.runtime.RelayRuntime;
@@ -12,7 +13,7 @@ import java.security.SecureRandom;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,8 +65,8 @@ public final class Demo implements AutoCloseable {
     String url = "jdbc:h2:file:" + folder.resolve("outbox") + ";AUTO_SERVER=TRUE";
     byte[] secretBytes = new byte[24];
     new SecureRandom().nextBytes(secretBytes);
-    String secret = HexFormat.of().formatHex(secretBytes);
-    DemoSink sink = new DemoSink(secret, clock);
+    String secret = StandardWebhooks.SECRET_PREFIX + Base64.getEncoder().encodeToString(secretBytes);
+    DemoSink sink = new DemoSink(secret);
     RelayConfig.Server server = new RelayConfig.Server(true, "127.0.0.1", port, null, true);
     DemoProducer[] producerHolder = new DemoProducer[1];
     Map<String, LongSupplier> counters = new LinkedHashMap<>();

@@ -2,11 +2,12 @@ package dev.outbox4j.relay.demo;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.standardwebhooks.Webhook;
+import com.standardwebhooks.exceptions.WebhookVerificationException;
 import dev.outbox4j.http.HttpTransport;
-import dev.outbox4j.http.WebhookSignature;
 import java.io.IOException;
-import java.time.Clock;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +17,8 @@ import java.util.regex.Pattern;
 
 /**
  * The demo's webhook receivers, served next to the dashboard. {@link #orders()} accepts a webhook only when its
- * HMAC signature verifies ({@link WebhookSignature}), counts duplicates by message id (delivery is at-least-once) and
+ * Standard Webhooks signature verifies with the specification's reference library ({@code com.standardwebhooks}, which
+ * also refuses a timestamp more than five minutes off), as any receiver would check it; it counts duplicates by message id (delivery is at-least-once) and
  * checks that each order's events arrive in order. {@link #refusing()} is the legacy ERP: it takes invoices under
  * {@value #ERP_LIMIT} and answers 503 to larger ones. That is a failure of single messages, not an outage (the ERP
  * confirms the others), so those entries run out of attempts and show up in quarantine while the rest flow.
@@ -29,8 +31,7 @@ public final class DemoSink {
   /** The largest invoice total the legacy ERP takes (exclusive). */
   static final int ERP_LIMIT = 50;
 
-  private final WebhookSignature signature;
-  private final Clock clock;
+  private final Webhook verifier;
   private final Set<String> seen = ConcurrentHashMap.newKeySet();
   private final Map<String, Integer> lastStep = new ConcurrentHashMap<>();
   private final AtomicLong received = new AtomicLong();
@@ -40,12 +41,33 @@ public final class DemoSink {
   private final AtomicLong refused = new AtomicLong();
 
   /**
-   * @param secret the signing secret the relay's HTTP transport uses
-   * @param clock the receiver's clock, for the signature's freshness
+   * @param secret the Standard Webhooks secret ({@code whsec_} + base64) the relay's HTTP transport signs with
+   * @throws IllegalArgumentException if the secret is empty
    */
-  public DemoSink(String secret, Clock clock) {
-    this.signature = WebhookSignature.withSecret(secret);
-    this.clock = clock;
+  public DemoSink(String secret) {
+    try {
+      this.verifier = new Webhook(secret);
+    } catch (com.standardwebhooks.exceptions.EmptyWebhookSecretException e) {
+      throw new IllegalArgumentException("the demo's signing secret must not be empty", e);
+    }
+  }
+
+  private boolean verifies(HttpExchange exchange, byte[] body) {
+    Map<String, List<String>> headers = Map.of(
+        "webhook-id", headerValues(exchange, "webhook-id"),
+        "webhook-timestamp", headerValues(exchange, "webhook-timestamp"),
+        "webhook-signature", headerValues(exchange, "webhook-signature"));
+    try {
+      verifier.verify(new String(body, StandardCharsets.UTF_8), headers);
+      return true;
+    } catch (WebhookVerificationException e) {
+      return false;
+    }
+  }
+
+  private static List<String> headerValues(HttpExchange exchange, String name) {
+    List<String> values = exchange.getRequestHeaders().get(name);
+    return values == null ? List.of() : values;
   }
 
   /** @return the handler of the {@code orders} destination */
@@ -53,9 +75,7 @@ public final class DemoSink {
     return exchange -> {
       try (exchange) {
         byte[] body = exchange.getRequestBody().readAllBytes();
-        String timestamp = exchange.getRequestHeaders().getFirst(HttpTransport.TIMESTAMP_HEADER);
-        String signed = exchange.getRequestHeaders().getFirst(HttpTransport.SIGNATURE_HEADER);
-        if (!signature.verify(timestamp, signed, body, clock.instant(), Duration.ofMinutes(5))) {
+        if (!verifies(exchange, body)) {
           badSignatures.incrementAndGet();
           answer(exchange, 401);
           return;
@@ -66,7 +86,7 @@ public final class DemoSink {
           duplicates.incrementAndGet();
         } else {
           received.incrementAndGet();
-          Matcher step = STEP.matcher(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+          Matcher step = STEP.matcher(new String(body, StandardCharsets.UTF_8));
           if (key != null && step.find()) {
             int current = Integer.parseInt(step.group(1));
             Integer before = lastStep.put(key, current);
@@ -84,7 +104,7 @@ public final class DemoSink {
   public HttpHandler refusing() {
     return exchange -> {
       try (exchange) {
-        String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         Matcher total = TOTAL.matcher(body);
         if (total.find() && Integer.parseInt(total.group(1)) < ERP_LIMIT) {
           answer(exchange, 204);

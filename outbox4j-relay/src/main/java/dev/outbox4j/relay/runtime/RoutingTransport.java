@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.runtime;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
 import java.time.Duration;
@@ -39,11 +40,19 @@ public final class RoutingTransport implements Transport {
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
     Transport transport = routes.getOrDefault(message.destination(), fallback);
-    if (transport == null) {
-      return CompletableFuture.completedFuture(DeliveryOutcome.permanent(
-          "no transport is configured for destination '" + message.destination() + "' (see 'destinations')"));
-    }
-    return transport.deliver(message);
+    return transport == null ? unrouted(message) : transport.deliver(message);
+  }
+
+  /** Routes a CloudEvents delivery the same way. */
+  @Override
+  public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+    Transport transport = routes.getOrDefault(message.destination(), fallback);
+    return transport == null ? unrouted(message) : transport.deliver(message, event);
+  }
+
+  private static CompletionStage<DeliveryOutcome> unrouted(Message message) {
+    return CompletableFuture.completedFuture(DeliveryOutcome.permanent(
+        "no transport is configured for destination '" + message.destination() + "' (see 'destinations')"));
   }
 
   /** @return the longest bound of the transports it routes to */

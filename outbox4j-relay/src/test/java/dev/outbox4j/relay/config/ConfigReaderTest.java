@@ -3,6 +3,7 @@ package dev.outbox4j.relay.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.relay.runtime.RoutingTransport;
@@ -26,6 +27,7 @@ class ConfigReaderTest {
   }
 
   private static final String MINIMAL = "database:\n  url: jdbc:h2:mem:x\n";
+  private static final String HOOK_SECRET = "whsec_b3V0Ym94NGotcmVsYXktY29uZmlnLXRlc3Q=";
 
   @Test
   void defaults_apply_to_every_key_the_file_leaves_out() throws IOException {
@@ -112,15 +114,33 @@ class ConfigReaderTest {
     RelayConfig config = ConfigReader.read(file, List.of(), Map.of(
         "OUTBOX4J_TRANSPORTS_EVENTS_PASSWORD", "guest",
         "OUTBOX4J_TRANSPORTS_HOOKS_ENDPOINT_ORDERS", "http://127.0.0.1:9/orders",
-        "OUTBOX4J_TRANSPORTS_HOOKS_SIGNING_SECRET", "hook-secret"));
+        "OUTBOX4J_TRANSPORTS_HOOKS_SIGNING_SECRET", HOOK_SECRET));
     assertThat(config.transports().get("events").properties()).containsEntry("password", "guest")
         .containsEntry("host", "127.0.0.1");
     assertThat(config.transports().get("hooks").properties()).containsEntry("endpoint.orders",
-        "http://127.0.0.1:9/orders").containsEntry("signing-secret", "hook-secret");
+        "http://127.0.0.1:9/orders").containsEntry("signing-secret", HOOK_SECRET);
     assertThat(config.destinations()).containsEntry("orders/created", "events").containsEntry("orders", "hooks");
     try (RoutingTransport transport = RelayAssembly.transport(config)) {
       assertThat(transport.destinations()).containsExactlyInAnyOrder("orders", "orders/created");
     }
+  }
+
+  @Test
+  void a_cloudevents_section_maps_destinations_binary_by_default_and_names_a_missing_or_wrong_value()
+      throws IOException {
+    Path file = file(MINIMAL + "cloudevents:\n  orders.created:\n    source: /shop\n    type: com.example.order\n"
+        + "  invoices:\n    source: /billing\n    type: com.example.invoice\n    mode: structured\n");
+    RelayConfig config = ConfigReader.read(file, List.of(), Map.of());
+    assertThat(config.cloudEvents()).containsEntry("orders.created",
+        CloudEventsMapping.binary("/shop", "com.example.order")).containsEntry("invoices",
+        CloudEventsMapping.structured("/billing", "com.example.invoice"));
+
+    Path noType = file(MINIMAL + "cloudevents:\n  orders:\n    source: /shop\n");
+    assertThatThrownBy(() -> ConfigReader.read(noType, List.of(), Map.of())).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cloudevents.orders.type").hasMessageContaining("required");
+    Path badMode = file(MINIMAL + "cloudevents:\n  orders:\n    source: /shop\n    type: t\n    mode: batch\n");
+    assertThatThrownBy(() -> ConfigReader.read(badMode, List.of(), Map.of())).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cloudevents.orders.mode").hasMessageContaining("batch");
   }
 
   @Test

@@ -237,6 +237,8 @@ public class Outbox4jAutoConfiguration {
       builder.withDeliveryTimeout(relay.getDeliveryTimeout());
     }
     listeners.orderedStream().forEach(builder::onEvent);
+    properties.getCloudevents().forEach((destination, cloudEvents) ->
+        builder.withCloudEvents(destination, cloudEvents.toMapping(destination)));
     ordered.forEach(customizer -> customizer.customizeRelay(builder));
     try {
       return builder.build();

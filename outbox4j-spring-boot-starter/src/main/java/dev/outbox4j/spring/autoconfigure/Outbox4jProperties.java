@@ -1,5 +1,6 @@
 package dev.outbox4j.spring.autoconfigure;
 
+import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.MessageLimits;
 import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.RetryPolicy;
@@ -35,6 +36,11 @@ public class Outbox4jProperties {
   private final Health health = new Health();
   private final Tracing tracing = new Tracing();
   private final Events events = new Events();
+  /**
+   * Destinations whose messages are sent as CloudEvents 1.0, by destination name (in brackets when it contains dots:
+   * {@code outbox4j.cloudevents[orders.created].type}). None by default: other destinations are sent unchanged.
+   */
+  private final Map<String, CloudEvents> cloudevents = new LinkedHashMap<>();
 
   /**
    * When to apply outbox4j's schema migrations at start-up: auto (the default) applies them unless Flyway or
@@ -114,6 +120,10 @@ public class Outbox4jProperties {
 
   public Events getEvents() {
     return events;
+  }
+
+  public Map<String, CloudEvents> getCloudevents() {
+    return cloudevents;
   }
 
   public Migrate getMigrate() {
@@ -648,6 +658,57 @@ public class Outbox4jProperties {
 
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
+    }
+  }
+
+  /** How one destination's messages become CloudEvents (see {@link CloudEventsMapping}). */
+  public static class CloudEvents {
+    /** The event's source attribute, a URI-reference such as /orders-service; required. */
+    private @Nullable String source;
+    /** The event's type attribute, such as com.example.order.placed; required. */
+    private @Nullable String type;
+    /** Binary (attributes in broker headers, payload untouched) or structured (one JSON event). */
+    private CloudEventsMapping.Mode mode = CloudEventsMapping.Mode.BINARY;
+
+    public @Nullable String getSource() {
+      return source;
+    }
+
+    public void setSource(@Nullable String source) {
+      this.source = source;
+    }
+
+    public @Nullable String getType() {
+      return type;
+    }
+
+    public void setType(@Nullable String type) {
+      this.type = type;
+    }
+
+    public CloudEventsMapping.Mode getMode() {
+      return mode;
+    }
+
+    public void setMode(CloudEventsMapping.Mode mode) {
+      this.mode = mode;
+    }
+
+    /**
+     * @param destination the destination these settings are for, for the message
+     * @return the mapping
+     * @throws IllegalArgumentException naming the property that is missing or out of range
+     */
+    public CloudEventsMapping toMapping(String destination) {
+      String prefix = "outbox4j.cloudevents[" + destination + "].";
+      if (source == null || type == null) {
+        throw new IllegalArgumentException(prefix + (source == null ? "source" : "type") + " is required");
+      }
+      try {
+        return new CloudEventsMapping(source, type, mode);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("outbox4j.cloudevents[" + destination + "]: " + e.getMessage(), e);
+      }
     }
   }
 
