@@ -2,6 +2,7 @@ package dev.outbox4j.http;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.TlsSettings;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
 import java.io.IOException;
@@ -85,23 +86,28 @@ public final class HttpTransport implements Transport {
   private final Clock clock;
   private final HttpClient client;
   private final boolean ownsClient;
+  private final EndpointCredentials credentials;
 
   private HttpTransport(Builder builder) {
     this.endpoints = Map.copyOf(builder.endpoints);
     this.signature = builder.secret == null ? null : WebhookSignature.withSecret(builder.secret);
     this.requestTimeout = builder.requestTimeout;
     this.clock = builder.clock;
+    this.credentials = EndpointCredentials.of(builder.authorization);
     if (builder.client != null) {
       this.client = builder.client;
       this.ownsClient = false;
       this.maxAnswerTime = builder.client.connectTimeout().orElse(builder.connectTimeout).plus(requestTimeout);
     } else {
       this.maxAnswerTime = builder.connectTimeout.plus(requestTimeout);
-      this.client = HttpClient.newBuilder()
+      HttpClient.Builder client = HttpClient.newBuilder()
           .version(builder.version)
           .connectTimeout(builder.connectTimeout)
-          .followRedirects(HttpClient.Redirect.NEVER)
-          .build();
+          .followRedirects(HttpClient.Redirect.NEVER);
+      if (builder.tls != null) {
+        client.sslContext(builder.tls.sslContext());
+      }
+      this.client = client.build();
       this.ownsClient = true;
     }
   }
@@ -120,6 +126,10 @@ public final class HttpTransport implements Transport {
    * Builds a transport from its properties form. Keys (all optional except at least one endpoint):
    * <ul>
    *   <li>{@code endpoint.<alias>}: the URI that destination {@code <alias>} posts to (http or https);
+   *   <li>{@code auth.<alias>.bearer-token}, or {@code auth.<alias>.username} with {@code auth.<alias>.password}:
+   *       credentials sent as the {@code Authorization} header to that endpoint (never logged);
+   *   <li>{@code tls.*}: the trust store and client certificate for {@code https} endpoints, see
+   *       {@link TlsSettings#fromProperties};
    *   <li>{@code signing-secret}: the HMAC-SHA256 secret; without it no signature header is sent;
    *   <li>{@code request-timeout}: default 5s; {@code connect-timeout}: default 3s;
    *   <li>{@code http-version}: {@code HTTP_1_1} (default) or {@code HTTP_2}.
@@ -139,6 +149,8 @@ public final class HttpTransport implements Transport {
         throw new IllegalArgumentException("http property 'endpoint." + alias + "' is not a valid URI", e);
       }
     });
+    EndpointCredentials.fromProperties(props, builder.endpoints.keySet()).forEach(builder.authorization::put);
+    TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("signing-secret").ifPresent(builder::withSigningSecret);
     props.duration("request-timeout").ifPresent(builder::withRequestTimeout);
     props.duration("connect-timeout").ifPresent(builder::withConnectTimeout);
@@ -200,6 +212,7 @@ public final class HttpTransport implements Transport {
         request.header(name, value);
       }
     });
+    credentials.authorization(message.destination()).ifPresent(value -> request.setHeader("Authorization", value));
     if (signature != null) {
       String timestamp = Long.toString(clock.instant().getEpochSecond());
       request.header(TIMESTAMP_HEADER, timestamp);
@@ -214,6 +227,10 @@ public final class HttpTransport implements Transport {
       return DeliveryOutcome.delivered();
     }
     String reason = "HTTP " + status + " from " + response.uri();
+    if (status == 401) {
+      // the endpoint refused our credentials: every message to it would fail alike, so this is an outage
+      return DeliveryOutcome.unavailable(reason + " (credentials refused)");
+    }
     if (status == 408 || status == 429 || status >= 500) {
       Optional<Duration> delay = response.headers().firstValue("Retry-After").flatMap(this::retryAfter);
       return delay.map(d -> DeliveryOutcome.retryableAfter(reason, d))
@@ -291,8 +308,41 @@ public final class HttpTransport implements Transport {
     private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
     private Clock clock = Clock.systemUTC();
     private @Nullable HttpClient client;
+    private @Nullable TlsSettings tls;
+    private final Map<String, String> authorization = new LinkedHashMap<>();
 
     private Builder() {}
+
+    /**
+     * @param settings the trust store and client certificate for {@code https} endpoints; default the JVM's
+     *     authorities and no client certificate; ignored with {@link #withHttpClient}
+     * @return this builder
+     */
+    public Builder withTls(TlsSettings settings) {
+      this.tls = Objects.requireNonNull(settings, "tls");
+      return this;
+    }
+
+    /**
+     * @param alias an endpoint alias
+     * @param token sent as {@code Authorization: Bearer <token>} to that endpoint; never logged
+     * @return this builder
+     */
+    public Builder withBearerToken(String alias, String token) {
+      authorization.put(Objects.requireNonNull(alias, "alias"), EndpointCredentials.bearer(token));
+      return this;
+    }
+
+    /**
+     * @param alias an endpoint alias
+     * @param username the basic-authentication user (no {@code :})
+     * @param password its password; never logged
+     * @return this builder
+     */
+    public Builder withBasicAuth(String alias, String username, String password) {
+      authorization.put(Objects.requireNonNull(alias, "alias"), EndpointCredentials.basic(username, password));
+      return this;
+    }
 
     /**
      * @param alias the destination name messages use; non-blank
@@ -380,6 +430,11 @@ public final class HttpTransport implements Transport {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
           throw new IllegalArgumentException("endpoint '" + alias + "' must be an absolute http(s) URI with a host");
+        }
+      });
+      authorization.keySet().forEach(alias -> {
+        if (!endpoints.containsKey(alias)) {
+          throw new IllegalArgumentException("credentials given for '" + alias + "', which is no endpoint alias");
         }
       });
       if (secret != null && secret.isEmpty()) {
