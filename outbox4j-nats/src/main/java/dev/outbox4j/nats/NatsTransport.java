@@ -17,7 +17,6 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -123,7 +122,7 @@ public final class NatsTransport implements Transport {
     if (builder.token != null) {
       options.token(builder.token.toCharArray());
     }
-    NatsCredentials.apply(builder.tls, builder.nkeySeed, builder.credentialsFile, options);
+    NatsCredentials.apply(builder.tls, builder.nkeySeed, builder.credentials, options);
     options.errorListener(connectErrors);
     this.options = options.build();
   }
@@ -144,7 +143,8 @@ public final class NatsTransport implements Transport {
    *   <li>{@code servers}: comma-separated {@code nats://host:port} URLs, default {@code nats://127.0.0.1:4222}
    *       (may hold credentials: never logged);
    *   <li>{@code username} with {@code password}, or {@code token}, or {@code nkey-seed} (an NKEY user seed,
-   *       {@code SU...}), or {@code credentials-file} (a {@code .creds} file with a user JWT and its seed);
+   *       {@code SU...}), or {@code credentials} (the content of a {@code .creds} file: a user JWT and its seed;
+   *       usually given as {@code credentials-file: /path/user.creds});
    *   <li>{@code tls.*}: TLS, see {@link TlsSettings#fromProperties} (trust store, client certificate, hostname
    *       verification);
    *   <li>{@code connection-name} (default {@code outbox4j-relay}), {@code connection-timeout} (5s),
@@ -173,7 +173,7 @@ public final class NatsTransport implements Transport {
     props.string("password");
     props.string("token").ifPresent(builder::withToken);
     props.string("nkey-seed").ifPresent(builder::withNkeySeed);
-    props.string("credentials-file").ifPresent(file -> builder.withCredentialsFile(Path.of(file)));
+    props.string("credentials").ifPresent(builder::withCredentials);
     TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("connection-name").ifPresent(builder::withConnectionName);
     props.duration("connection-timeout").ifPresent(builder::withConnectionTimeout);
@@ -409,7 +409,7 @@ public final class NatsTransport implements Transport {
     private @Nullable String password;
     private @Nullable String token;
     private @Nullable String nkeySeed;
-    private @Nullable Path credentialsFile;
+    private @Nullable String credentials;
     private @Nullable TlsSettings tls;
     private String connectionName = "outbox4j-relay";
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
@@ -468,11 +468,12 @@ public final class NatsTransport implements Transport {
     }
 
     /**
-     * @param file a {@code .creds} file (user JWT and NKEY seed, as {@code nsc} writes it); read at each connect
+     * @param creds the content of a {@code .creds} file (user JWT and NKEY seed, as {@code nsc} writes it); never
+     *     logged
      * @return this builder
      */
-    public Builder withCredentialsFile(Path file) {
-      this.credentialsFile = Objects.requireNonNull(file, "credentialsFile");
+    public Builder withCredentials(String creds) {
+      this.credentials = Objects.requireNonNull(creds, "credentials");
       return this;
     }
 
@@ -553,11 +554,11 @@ public final class NatsTransport implements Transport {
       if (servers.isEmpty()) {
         throw new IllegalArgumentException("at least one server is required");
       }
-      int credentials = (token != null ? 1 : 0) + (username != null ? 1 : 0) + (nkeySeed != null ? 1 : 0)
-          + (credentialsFile != null ? 1 : 0);
-      if (credentials > 1) {
+      int kinds = (token != null ? 1 : 0) + (username != null ? 1 : 0) + (nkeySeed != null ? 1 : 0)
+          + (credentials != null ? 1 : 0);
+      if (kinds > 1) {
         throw new IllegalArgumentException(
-            "give one of: a token, a user name and password, an NKEY seed, a credentials file; not several");
+            "give one of: a token, a user name and password, an NKEY seed, credentials; not several");
       }
       requirePositive("connectionTimeout", connectionTimeout);
       requirePositive("reconnectWait", reconnectWait);

@@ -7,12 +7,14 @@ import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.TlsSettings;
 import dev.outbox4j.testkit.TestCertificates;
 import io.nats.client.Connection;
+import io.nats.client.NKey;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -85,6 +87,40 @@ class NatsTlsTest {
         assertThat(connection.jetStreamManagement().getStreamInfo("TLS_ORDERS").getStreamState().getMsgCount())
             .isEqualTo(1);
         assertThat(transport.toString()).doesNotContain(TlsNatsServer.PASSWORD);
+      }
+    }
+  }
+
+  @Test
+  void authenticates_with_an_nkey_seed_or_a_token_read_from_files() throws Exception {
+    NKey user = NKey.createUser(new SecureRandom());
+    Path seedFile = directory.resolve("nkey.seed");
+    Files.writeString(seedFile, new String(user.getSeed()) + "\n");
+    try (TlsNatsServer server = new TlsNatsServer(directory, certificates.file("server.pem"),
+        certificates.file("server-key.pem"), "users: [ { nkey: \"" + new String(user.getPublicKey()) + "\" } ]")) {
+      Map<String, String> properties = properties(server, "ca.pem");
+      properties.remove("username");
+      properties.remove("password-file");
+      properties.put("nkey-seed-file", seedFile.toString());
+      try (NatsTransport transport = NatsTransport.fromProperties(properties)) {
+        assertThat(deliver(transport, "nkey.orders")).as("no stream captures the subject, so the server answered")
+            .isInstanceOf(DeliveryOutcome.Permanent.class);
+      }
+    }
+    Path tokenFile = directory.resolve("token");
+    Files.writeString(tokenFile, "t0ken-" + TlsNatsServer.PASSWORD);
+    try (TlsNatsServer server = new TlsNatsServer(directory, certificates.file("server.pem"),
+        certificates.file("server-key.pem"), "token: \"t0ken-" + TlsNatsServer.PASSWORD + "\"")) {
+      Map<String, String> properties = properties(server, "ca.pem");
+      properties.remove("username");
+      properties.remove("password-file");
+      properties.put("token-file", tokenFile.toString());
+      try (NatsTransport transport = NatsTransport.fromProperties(properties)) {
+        assertThat(deliver(transport, "token.orders")).isInstanceOf(DeliveryOutcome.Permanent.class);
+      }
+      properties.put("token-file", seedFile.toString());
+      try (NatsTransport transport = NatsTransport.fromProperties(properties)) {
+        assertOutageNamingNoSecret(deliver(transport, "token.orders"), "Authorization Violation");
       }
     }
   }

@@ -11,7 +11,7 @@ import java.time.Instant;
 
 /**
  * A second NATS server, started by a test from {@code /usr/sbin/nats-server} on a free port: TLS only (the given
- * certificate), one user with a password, JetStream in a temporary directory. Stopped (and its process killed) by
+ * certificate), one user with a password (or another authorization block), JetStream in a temporary directory. Stopped (and its process killed) by
  * {@link #close()}.
  */
 final class TlsNatsServer implements AutoCloseable {
@@ -22,6 +22,12 @@ final class TlsNatsServer implements AutoCloseable {
   private final Process process;
 
   TlsNatsServer(Path directory, Path certificate, Path key) throws IOException, InterruptedException {
+    this(directory, certificate, key, "user: \"" + USER + "\"\n  password: \"" + PASSWORD + "\"");
+  }
+
+  /** @param authorization the body of the server's {@code authorization} block */
+  TlsNatsServer(Path directory, Path certificate, Path key, String authorization)
+      throws IOException, InterruptedException {
     try (ServerSocket probe = new ServerSocket(0)) {
       port = probe.getLocalPort();
     }
@@ -35,8 +41,7 @@ final class TlsNatsServer implements AutoCloseable {
         "  timeout: 2",
         "}",
         "authorization {",
-        "  user: \"" + USER + "\"",
-        "  password: \"" + PASSWORD + "\"",
+        "  " + authorization,
         "}",
         "jetstream {",
         "  store_dir: \"" + store + "\"",

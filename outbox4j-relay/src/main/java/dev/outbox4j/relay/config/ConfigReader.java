@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * digit replaced by {@code _} ({@code database.password} is {@code OUTBOX4J_DATABASE_PASSWORD},
  * {@code transports.events.bootstrap.servers} is {@code OUTBOX4J_TRANSPORTS_EVENTS_BOOTSTRAP_SERVERS}), so secrets
  * never need to be in the file. A transport must be declared in the file (at least its {@code type}) for its
- * environment names to exist.
+ * environment names to exist. Every key can also be given as {@code <key>-file} (environment {@code <NAME>_FILE}): the
+ * value is then read from that file at start ({@link SecretFiles}).
  *
  * <p>Strict: an unknown key in the file, or an {@code OUTBOX4J_} variable that names no key, is an error, because a
  * misspelt setting silently ignored is worse than a refusal to start. Every error names the key, the problem and the
@@ -103,6 +104,7 @@ public final class ConfigReader {
       values.put(option.key(), option);
     }
     applyEnvironment(values, environment);
+    SecretFiles.resolve(values);
     return new Typed(file == null ? "command line" : file.toString(), values).config();
   }
 
@@ -128,6 +130,7 @@ public final class ConfigReader {
         kafkaPrefixes.put(environmentName(base + "kafka") + "_", base + "kafka.");
       }
     }
+    SecretFiles.addEnvironmentNames(byEnvironmentName);
     for (Map.Entry<String, String> variable : new TreeMap<>(environment).entrySet()) {
       String name = variable.getKey();
       if (!name.startsWith(ENV_PREFIX)) {
