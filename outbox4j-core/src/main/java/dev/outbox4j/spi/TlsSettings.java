@@ -161,6 +161,27 @@ public final class TlsSettings {
     }
   }
 
+  /**
+   * A context for the accepting side of a connection (the runnable relay's own HTTPS server): it presents the
+   * configured certificate and key (a key store, or a PEM certificate and key) and asks nothing of its clients.
+   *
+   * @return a new server context
+   * @throws IllegalArgumentException when no certificate is configured, or naming the file that cannot be read
+   */
+  public SSLContext serverContext() {
+    if (!presentsClientCertificate()) {
+      throw new IllegalArgumentException("a server needs a certificate and key (a key store, or PEM certificate and"
+          + " key)");
+    }
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(keyManagers(), null, null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot set up TLS: " + e.getMessage(), e);
+    }
+  }
+
   /** @return the trusted certificates as a key store (for clients that take a {@link KeyStore}) */
   public Optional<KeyStore> trustedCertificates() {
     return trustStore == null ? Optional.empty() : Optional.of(loadTrustStore(trustStore));

@@ -79,6 +79,10 @@ public final class ConfigReader {
     keys.put("server.admin-token", "");
     keys.put("server.admin-token-name", RelayConfig.Server.DEFAULT_ADMIN_TOKEN_NAME);
     keys.put("server.show-payloads", "false");
+    keys.put("server.tls.certificate", "");
+    keys.put("server.tls.key", "");
+    keys.put("server.tls.key-store", "");
+    keys.put("server.tls.key-store-password", "");
     keys.put("health.fail-readiness-when-degraded", "false");
     return java.util.Collections.unmodifiableMap(keys);
   }
@@ -123,8 +127,13 @@ public final class ConfigReader {
       }
       if (typeName.equals("http")) {
         values.keySet().stream().filter(key -> key.startsWith("destinations."))
-            .forEach(key -> byEnvironmentName.put(environmentName(base + "endpoint." + key.substring(13)),
-                base + "endpoint." + key.substring(13)));
+            .forEach(key -> {
+              String destination = key.substring("destinations.".length());
+              for (String property : List.of("endpoint." + destination, "auth." + destination + ".bearer-token",
+                  "auth." + destination + ".username", "auth." + destination + ".password")) {
+                byEnvironmentName.put(environmentName(base + property), base + property);
+              }
+            });
       }
       if (typeName.equals("kafka")) {
         kafkaPrefixes.put(environmentName(base + "kafka") + "_", base + "kafka.");
@@ -194,7 +203,8 @@ public final class ConfigReader {
           bool("database.migrate"),
           integer("database.pool-size", 2, 200),
           optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
-          constant("database.claims", ClaimStrategy.class));
+          constant("database.claims", ClaimStrategy.class),
+          family("database.properties."));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -220,7 +230,8 @@ public final class ConfigReader {
           optional("server.admin-token").orElse(null),
           bool("server.show-payloads"),
           bool("health.fail-readiness-when-degraded"),
-          text("server.admin-token-name"));
+          text("server.admin-token-name"),
+          serverTls());
       if (!TOKEN_NAME.matcher(server.adminTokenName()).matches()) {
         throw new ConfigException("server.admin-token-name", "must be 1 to 64 letters, digits or . _ @ -, was '"
             + server.adminTokenName() + "'", origin("server.admin-token-name"));
@@ -238,6 +249,49 @@ public final class ConfigReader {
         throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
       }
       return new RelayConfig(source, database, relay, retry, server, transports, destinations);
+    }
+
+    /** Every key under {@code prefix}, with the prefix removed (driver properties and the like). */
+    private Map<String, String> family(String prefix) {
+      Map<String, String> result = new TreeMap<>();
+      for (ConfigValue value : values.values()) {
+        if (value.key().startsWith(prefix) && value.key().length() > prefix.length()) {
+          read.add(value.key());
+          result.put(value.key().substring(prefix.length()), value.text());
+        }
+      }
+      return result;
+    }
+
+    /** The relay's own HTTPS key pair; read and checked now, so a bad file stops the start naming its key. */
+    private dev.outbox4j.spi.@Nullable TlsSettings serverTls() {
+      Optional<String> certificate = optional("server.tls.certificate");
+      Optional<String> key = optional("server.tls.key");
+      Optional<String> keyStore = optional("server.tls.key-store");
+      Optional<String> password = optional("server.tls.key-store-password");
+      if (certificate.isPresent() != key.isPresent()) {
+        throw new ConfigException(certificate.isPresent() ? "server.tls.key" : "server.tls.certificate",
+            "is required with the other of server.tls.certificate and server.tls.key",
+            origin(certificate.isPresent() ? "server.tls.certificate" : "server.tls.key"));
+      }
+      if (certificate.isEmpty() && keyStore.isEmpty()) {
+        if (password.isPresent()) {
+          throw new ConfigException("server.tls.key-store-password", "needs server.tls.key-store",
+              origin("server.tls.key-store-password"));
+        }
+        return null;
+      }
+      String blamed = keyStore.isPresent() ? "server.tls.key-store" : "server.tls.certificate";
+      try {
+        dev.outbox4j.spi.TlsSettings.Builder builder = dev.outbox4j.spi.TlsSettings.builder();
+        keyStore.ifPresent(file -> builder.withKeyStore(Path.of(file), password.orElse(null)));
+        certificate.ifPresent(file -> builder.withClientCertificate(Path.of(file), Path.of(key.get())));
+        dev.outbox4j.spi.TlsSettings tls = builder.build();
+        tls.serverContext();
+        return tls;
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(blamed, "cannot be used: " + e.getMessage(), origin(blamed));
+      }
     }
 
     private Map<String, RelayConfig.TransportSettings> transports() {
