@@ -126,6 +126,23 @@ class NatsTlsTest {
   }
 
   @Test
+  void a_certificate_for_another_host_is_refused_unless_hostname_verification_is_switched_off() throws Exception {
+    // jnats does not check host names on its own: the TLS settings' context makes it
+    try (TlsNatsServer server = new TlsNatsServer(directory, certificates.file("elsewhere.pem"),
+        certificates.file("elsewhere-key.pem"))) {
+      try (NatsTransport transport = NatsTransport.fromProperties(properties(server, "ca.pem"))) {
+        assertOutageNamingNoSecret(deliver(transport, "tls.orders"), "No subject alternative names matching");
+      }
+      Map<String, String> properties = properties(server, "ca.pem");
+      properties.put("tls.hostname-verification", "false");
+      try (NatsTransport transport = NatsTransport.fromProperties(properties)) {
+        assertThat(deliver(transport, "tls.orders")).as("connected: no stream captures the subject")
+            .isInstanceOf(DeliveryOutcome.Permanent.class);
+      }
+    }
+  }
+
+  @Test
   void a_server_certificate_from_another_ca_is_an_outage() throws Exception {
     try (TlsNatsServer server = server(false);
         NatsTransport transport = NatsTransport.fromProperties(properties(server, "other-ca.pem"))) {

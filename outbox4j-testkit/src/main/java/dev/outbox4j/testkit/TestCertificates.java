@@ -32,6 +32,7 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A throwaway certificate authority and the certificates the TLS tests need, written as PEM files into a directory:
@@ -41,6 +42,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  *   <li>{@code server.pem} / {@code server-key.pem}: a server certificate for {@code localhost} and
  *       {@code 127.0.0.1}, valid for a day; {@code expired.pem} / {@code expired-key.pem}: the same names, expired
  *       yesterday;
+ *   <li>{@code elsewhere.pem} / {@code elsewhere-key.pem}: a valid server certificate signed by the CA for
+ *       {@code elsewhere.invalid} only (for hostname verification);
  *   <li>{@code client.pem} / {@code client-key.pem}: a client certificate (common name {@code outbox4j-client}) for
  *       mutual TLS; {@code client.p12}: the same as PKCS#12 with password {@value #PKCS12_PASSWORD}.
  * </ul>
@@ -75,6 +78,11 @@ public final class TestCertificates {
     expiredKeys = keys();
     expired = sign("CN=localhost", expiredKeys, "CN=outbox4j test CA", caKeys, now.minus(Duration.ofDays(3)), dayAgo,
         false, true);
+    KeyPair elsewhereKeys = keys();
+    X509Certificate elsewhere = sign("CN=elsewhere.invalid", elsewhereKeys, "CN=outbox4j test CA", caKeys, dayAgo,
+        dayAhead, false, new GeneralName[] {new GeneralName(GeneralName.dNSName, "elsewhere.invalid")});
+    writePem("elsewhere.pem", elsewhere);
+    writePem("elsewhere-key.pem", elsewhereKeys.getPrivate());
     KeyPair clientKeys = keys();
     X509Certificate client = sign("CN=outbox4j-client", clientKeys, "CN=outbox4j test CA", caKeys, dayAgo, dayAhead,
         false, false);
@@ -155,6 +163,14 @@ public final class TestCertificates {
   private static X509Certificate sign(String subject, KeyPair subjectKeys, String issuer, KeyPair issuerKeys,
       Instant from, Instant until, boolean authority, boolean serverNames) throws GeneralSecurityException,
       IOException {
+    return sign(subject, subjectKeys, issuer, issuerKeys, from, until, authority,
+        serverNames ? new GeneralName[] {new GeneralName(GeneralName.dNSName, "localhost"),
+            new GeneralName(GeneralName.iPAddress, "127.0.0.1")} : null);
+  }
+
+  private static X509Certificate sign(String subject, KeyPair subjectKeys, String issuer, KeyPair issuerKeys,
+      Instant from, Instant until, boolean authority, GeneralName @Nullable [] names)
+      throws GeneralSecurityException, IOException {
     X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(new X500Name(issuer),
         BigInteger.valueOf(SERIAL.incrementAndGet()), Date.from(from), Date.from(until), new X500Name(subject),
         subjectKeys.getPublic());
@@ -164,9 +180,8 @@ public final class TestCertificates {
     } else {
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
     }
-    if (serverNames) {
-      builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+    if (names != null) {
+      builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
     }
     try {
       var signer = new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKeys.getPrivate());
