@@ -195,10 +195,10 @@ public final class RabbitMqTransport implements Transport {
     props.duration("recovery-interval").ifPresent(builder::withRecoveryInterval);
     TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("auth-mechanism").ifPresent(mechanism -> {
-      switch (mechanism.toUpperCase(java.util.Locale.ROOT)) {
-        case "PLAIN" -> { }
-        case "EXTERNAL" -> builder.withExternalAuthentication();
-        default -> throw new IllegalArgumentException(
+      if (mechanism.equalsIgnoreCase("EXTERNAL")) {
+        builder.withExternalAuthentication();
+      } else if (!mechanism.equalsIgnoreCase("PLAIN")) {
+        throw new IllegalArgumentException(
             "rabbitmq property 'auth-mechanism' must be PLAIN or EXTERNAL, was '" + mechanism + "'");
       }
     });

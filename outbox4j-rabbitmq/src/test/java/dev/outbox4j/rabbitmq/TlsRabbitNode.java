@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +110,7 @@ final class TlsRabbitNode implements AutoCloseable {
   }
 
   private void control(String... arguments) throws IOException, InterruptedException {
-    List<String> command = new java.util.ArrayList<>(List.of("rabbitmqctl", "-n", node));
+    List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-n", node));
     command.addAll(List.of(arguments));
     Process control = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -128,7 +130,7 @@ final class TlsRabbitNode implements AutoCloseable {
         process.destroyForcibly();
       }
       try (Stream<Path> paths = Files.walk(directory)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
       }
     }
   }

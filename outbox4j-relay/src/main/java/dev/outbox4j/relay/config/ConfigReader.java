@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.config;
 
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -264,7 +265,7 @@ public final class ConfigReader {
     }
 
     /** The relay's own HTTPS key pair; read and checked now, so a bad file stops the start naming its key. */
-    private dev.outbox4j.spi.@Nullable TlsSettings serverTls() {
+    private @Nullable TlsSettings serverTls() {
       Optional<String> certificate = optional("server.tls.certificate");
       Optional<String> key = optional("server.tls.key");
       Optional<String> keyStore = optional("server.tls.key-store");
@@ -283,10 +284,10 @@ public final class ConfigReader {
       }
       String blamed = keyStore.isPresent() ? "server.tls.key-store" : "server.tls.certificate";
       try {
-        dev.outbox4j.spi.TlsSettings.Builder builder = dev.outbox4j.spi.TlsSettings.builder();
+        TlsSettings.Builder builder = TlsSettings.builder();
         keyStore.ifPresent(file -> builder.withKeyStore(Path.of(file), password.orElse(null)));
         certificate.ifPresent(file -> builder.withClientCertificate(Path.of(file), Path.of(key.get())));
-        dev.outbox4j.spi.TlsSettings tls = builder.build();
+        TlsSettings tls = builder.build();
         tls.serverContext();
         return tls;
       } catch (IllegalArgumentException e) {

@@ -15,6 +15,7 @@ import dev.outbox4j.relay.runtime.RoutingTransport;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.spi.Transport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ public final class RelayAssembly {
           "sasl.mechanism", "sasl.username", "sasl.password"));
 
   private static List<String> withTls(String... keys) {
-    List<String> all = new java.util.ArrayList<>(List.of(keys));
+    List<String> all = new ArrayList<>(List.of(keys));
     all.addAll(List.of("tls.enabled", "tls.trust-store", "tls.trust-store-password", "tls.key-store",
         "tls.key-store-password", "tls.certificate", "tls.key", "tls.hostname-verification"));
     return List.copyOf(all);
