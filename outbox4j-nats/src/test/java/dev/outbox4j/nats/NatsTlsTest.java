@@ -1,10 +1,15 @@
 package dev.outbox4j.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.Relay;
+import dev.outbox4j.memory.InMemoryOutboxStore;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.TlsSettings;
+import dev.outbox4j.testkit.OutageWatch;
 import dev.outbox4j.testkit.TestCertificates;
 import io.nats.client.Connection;
 import io.nats.client.NKey;
@@ -17,8 +22,13 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -139,6 +149,52 @@ class NatsTlsTest {
         assertThat(deliver(transport, "tls.orders")).as("connected: no stream captures the subject")
             .isInstanceOf(DeliveryOutcome.Permanent.class);
       }
+    }
+  }
+
+  @Test
+  void a_relay_refused_by_the_server_pauses_past_its_whole_retry_budget_and_quarantines_nothing() throws Exception {
+    try (TlsNatsServer server = server(false)) {
+      Map<String, String> properties = properties(server, "ca.pem");
+      properties.remove("password-file");
+      properties.put("password", "not-the-" + TlsNatsServer.PASSWORD);
+      InMemoryOutboxStore store = InMemoryOutboxStore.create();
+      for (int i = 0; i < 20; i++) {
+        store.enqueue(Message.builder().withDestination("tls.orders").withOrderingKey("key-" + (i % 4))
+            .withPayload("{\"n\":" + i + "}").withContentType("application/json").build());
+      }
+      OutageWatch watch = new OutageWatch();
+      Duration outage = OutageWatch.RETRY_BUDGET.multipliedBy(2);
+      List<String> logged = new CopyOnWriteArrayList<>();
+      Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          logged.add(record.getMessage() + (record.getThrown() == null ? "" : " " + record.getThrown()));
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+      Logger.getLogger("").addHandler(capture);
+      try (NatsTransport transport = NatsTransport.fromProperties(properties);
+          Relay relay = Relay.builder(store, transport).withRetryPolicy(OutageWatch.shortRetryBudget())
+              .withOutageBackoff(Duration.ofMillis(50), Duration.ofMillis(500)).onEvent(watch).build()) {
+        relay.start();
+        long start = System.nanoTime();
+        await().atMost(outage.plus(Duration.ofMinutes(1))).until(() -> watch.postponed() > 0
+            && Duration.ofNanos(System.nanoTime() - start).compareTo(outage) >= 0);
+
+        assertThat(watch.quarantined()).as("quarantined during the refusal").isZero();
+        assertThat(watch.failed()).as("attempts charged to entries").isZero();
+        assertThat(store.quarantined(QuarantineQuery.first(100))).isEmpty();
+      } finally {
+        Logger.getLogger("").removeHandler(capture);
+      }
+      assertThat(logged).as("the relay logged the refusal").anyMatch(line -> line.contains("Authorization Violation"));
+      assertThat(logged).noneMatch(line -> line.contains(TlsNatsServer.PASSWORD));
     }
   }
 
