@@ -182,11 +182,6 @@ public final class TlsSettings {
     }
   }
 
-  /** @return the trusted certificates as a key store (for clients that take a {@link KeyStore}) */
-  public Optional<KeyStore> trustedCertificates() {
-    return trustStore == null ? Optional.empty() : Optional.of(loadTrustStore(trustStore));
-  }
-
   private KeyManager @Nullable [] keyManagers() throws GeneralSecurityException {
     KeyStore store;
     char[] password;
