@@ -46,8 +46,8 @@ import org.jspecify.annotations.Nullable;
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
  * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
- * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
- * relay pauses instead of charging attempts), with a
+ * — refused, connect timeout, a TLS handshake refused, a connection lost before the response — and a 401 (the
+ * credentials refused) as {@link DeliveryOutcome#unavailable}, so the relay pauses instead of charging attempts), with a
  * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay; any other status (other 4xx,
  * and 1xx/3xx, since redirects are not followed for a signed POST) is permanent, as is a header the HTTP client
  * refuses to send. The response body is discarded unread.
