@@ -204,7 +204,7 @@ public final class TlsSettings {
 
   private TrustManager[] trustManagers() throws GeneralSecurityException {
     TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trustStore == null ? null : loadTrustStore(trustStore));
+    factory.init(trustStore == null ? null : loadTrustStore(trustStore, trustStorePassword));
     TrustManager[] managers = factory.getTrustManagers();
     if (hostnameVerification) {
       return managers;
@@ -217,10 +217,19 @@ public final class TlsSettings {
     return managers;
   }
 
-  private static KeyStore loadTrustStore(Path file) {
+  private static KeyStore loadTrustStore(Path file, @Nullable String password) {
     byte[] content = read(file, "trust store");
     if (!isPem(content)) {
-      return loadPkcs12(file, null, "trust store");
+      KeyStore store = loadPkcs12(file, password == null ? null : password.toCharArray(), "trust store");
+      try {
+        if (store.size() == 0) {
+          throw new IllegalArgumentException("trust store " + file + " holds no readable certificate (a PKCS#12"
+              + " trust store whose certificates are encrypted needs its password: tls.trust-store-password)");
+        }
+      } catch (GeneralSecurityException e) {
+        throw new IllegalArgumentException("trust store " + file + " cannot be used: " + e.getMessage(), e);
+      }
+      return store;
     }
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");

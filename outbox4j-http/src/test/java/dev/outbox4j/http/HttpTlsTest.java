@@ -1,6 +1,7 @@
 package dev.outbox4j.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
@@ -122,9 +123,10 @@ class HttpTlsTest {
   }
 
   @Test
-  void the_client_certificate_may_come_from_a_pkcs12_key_store() throws Exception {
+  void trust_and_client_certificate_may_come_from_pkcs12_files() throws Exception {
     try (Receiver receiver = new Receiver(certificates.serverContext(false))) {
-      Map<String, String> properties = properties(receiver, "ca.pem");
+      Map<String, String> properties = properties(receiver, "ca.p12");
+      properties.put("tls.trust-store-password", TestCertificates.PKCS12_PASSWORD);
       properties.remove("tls.certificate");
       properties.remove("tls.key");
       properties.put("tls.key-store", certificates.file("client.p12").toString());
@@ -132,6 +134,19 @@ class HttpTlsTest {
       try (HttpTransport transport = HttpTransport.fromProperties(properties)) {
         assertThat(deliver(transport)).isEqualTo(DeliveryOutcome.delivered());
       }
+    }
+  }
+
+  @Test
+  void a_pkcs12_trust_store_without_its_password_or_a_missing_file_stops_the_build_naming_it() throws Exception {
+    try (Receiver receiver = new Receiver(certificates.serverContext(false))) {
+      Map<String, String> noPassword = properties(receiver, "ca.p12");
+      assertThatThrownBy(() -> HttpTransport.fromProperties(noPassword))
+          .hasMessageContaining("ca.p12").hasMessageContaining("tls.trust-store-password");
+      Map<String, String> missing = properties(receiver, "ca.pem");
+      missing.put("tls.key", directory.resolve("no-such-key.pem").toString());
+      assertThatThrownBy(() -> HttpTransport.fromProperties(missing))
+          .hasMessageContaining("no-such-key.pem").hasMessageContaining("cannot be read");
     }
   }
 

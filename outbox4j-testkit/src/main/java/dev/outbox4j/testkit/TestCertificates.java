@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code elsewhere.pem} / {@code elsewhere-key.pem}: a valid server certificate signed by the CA for
  *       {@code elsewhere.invalid} only (for hostname verification);
  *   <li>{@code client.pem} / {@code client-key.pem}: a client certificate (common name {@code outbox4j-client}) for
- *       mutual TLS; {@code client.p12}: the same as PKCS#12 with password {@value #PKCS12_PASSWORD}.
+ *       mutual TLS; {@code client.p12}: the same as PKCS#12 with password {@value #PKCS12_PASSWORD};
+ *       {@code ca.p12}: the CA as a PKCS#12 trust store with that password.
  * </ul>
  * Keys are EC P-256, written as unencrypted PKCS#8. Not thread-safe; make one per test class.
  */
@@ -100,6 +101,12 @@ public final class TestCertificates {
         new Certificate[] {client, ca});
     try (OutputStream out = Files.newOutputStream(file("client.p12"))) {
       clientStore.store(out, PKCS12_PASSWORD.toCharArray());
+    }
+    KeyStore trustStore = KeyStore.getInstance("PKCS12");
+    trustStore.load(null, null);
+    trustStore.setCertificateEntry("ca", ca);
+    try (OutputStream out = Files.newOutputStream(file("ca.p12"))) {
+      trustStore.store(out, PKCS12_PASSWORD.toCharArray());
     }
   }
 
