@@ -21,6 +21,10 @@ import java.util.TreeSet;
  * whole number with a unit: {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}. Booleans are {@code true} or
  * {@code false}.
  *
+ * <p>Any key can instead be given as {@code <key>-file}: the path of a file whose content (without its trailing line
+ * break) is the value, read once when the key is read. That is how a secret mounted as a file (a Kubernetes secret
+ * volume) reaches a transport without appearing in its configuration. Giving both forms of one key is an error.
+ *
  * <p>Every key read is remembered, so {@link #rejectUnknown()} can refuse a misspelt key instead of silently
  * ignoring it. Values of keys that may hold a secret (names containing {@code password}, {@code secret},
  * {@code token}, {@code uri}, {@code url} or {@code server}) are never shown in messages.
@@ -28,6 +32,8 @@ import java.util.TreeSet;
  * <p>Not thread-safe; used once, while a transport is being built.
  */
 public final class TransportProperties {
+  private static final String FILE_SUFFIX = "-file";
+
   private final String transportName;
   private final Map<String, String> values;
   private final Set<String> read = new TreeSet<>();
@@ -57,7 +63,23 @@ public final class TransportProperties {
    */
   public Optional<String> string(String key) {
     read.add(key);
-    return Optional.ofNullable(values.get(key));
+    String fileKey = key + FILE_SUFFIX;
+    read.add(fileKey);
+    String value = values.get(key);
+    String file = values.get(fileKey);
+    if (value != null && file != null) {
+      throw new IllegalArgumentException(transportName + " properties '" + key + "' and '" + fileKey
+          + "' exclude each other");
+    }
+    if (file == null) {
+      return Optional.ofNullable(value);
+    }
+    return Optional.of(SecretFile.read(file, transportName + " property '" + fileKey + "'"));
+  }
+
+  /** @return the transport's name, for messages */
+  public String name() {
+    return transportName;
   }
 
   /**

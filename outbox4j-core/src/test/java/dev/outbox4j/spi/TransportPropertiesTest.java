@@ -3,11 +3,37 @@ package dev.outbox4j.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TransportPropertiesTest {
+  @TempDir Path dir;
+
+  @Test
+  void any_key_can_be_read_from_a_file_named_by_key_file_without_its_trailing_line_break() throws Exception {
+    Path secret = Files.writeString(dir.resolve("password"), "s3cret\r\n");
+    TransportProperties props = TransportProperties.of("test", Map.of("password-file", secret.toString()));
+
+    assertThat(props.string("password")).contains("s3cret");
+    props.rejectUnknown(); // the -file key counts as read
+  }
+
+  @Test
+  void a_key_given_twice_or_a_missing_or_empty_file_is_refused_naming_the_key_never_the_content() throws Exception {
+    Path secret = Files.writeString(dir.resolve("password"), "s3cret");
+    Path empty = Files.writeString(dir.resolve("empty"), "\n");
+
+    assertThatThrownBy(() -> TransportProperties.of("test", Map.of("password", "x", "password-file",
+        secret.toString())).string("password")).hasMessageContaining("'password-file'").hasMessageContaining("exclude");
+    assertThatThrownBy(() -> TransportProperties.of("test", Map.of("password-file", dir.resolve("none").toString()))
+        .string("password")).hasMessageContaining("'password-file'").hasMessageContaining(dir.resolve("none").toString());
+    assertThatThrownBy(() -> TransportProperties.of("test", Map.of("password-file", empty.toString()))
+        .string("password")).hasMessageContaining("is empty");
+  }
 
   @Test
   void durations_are_read_with_a_unit_or_as_iso_8601() {

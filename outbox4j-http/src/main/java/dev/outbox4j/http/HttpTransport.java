@@ -3,6 +3,7 @@ package dev.outbox4j.http;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.TlsSettings;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
 import java.io.IOException;
@@ -51,8 +52,8 @@ import org.jspecify.annotations.Nullable;
  * A message header whose name is one of these, or {@code Content-Type}, is not sent: the transport's value wins.
  *
  * <p>Outcomes: 2xx is delivered; 408, 429, 5xx, timeouts and connection failures are retryable (connection failures
- * — refused, connect timeout, a connection lost before the response — as {@link DeliveryOutcome#unavailable}, so the
- * relay pauses instead of charging attempts), with a
+ * — refused, connect timeout, a TLS handshake refused, a connection lost before the response — and a 401 (the
+ * credentials refused) as {@link DeliveryOutcome#unavailable}, so the relay pauses instead of charging attempts), with a
  * {@code Retry-After} header (seconds or HTTP-date) passed on as the requested delay (the relay caps it at its retry
  * policy's cap); 410 Gone is {@link DeliveryOutcome#gone} (the relay stops delivering to that destination until an
  * operator resumes it, as Standard Webhooks asks of a sender); any other status (other 4xx, and 1xx/3xx, since
@@ -95,6 +96,7 @@ public final class HttpTransport implements Transport {
   private final Clock clock;
   private final HttpClient client;
   private final boolean ownsClient;
+  private final EndpointCredentials credentials;
 
   private HttpTransport(Builder builder) {
     this.endpoints = Map.copyOf(builder.endpoints);
@@ -105,17 +107,21 @@ public final class HttpTransport implements Transport {
         ? StandardWebhooks.of(builder.secrets, builder.ed25519Keys) : null;
     this.requestTimeout = builder.requestTimeout;
     this.clock = builder.clock;
+    this.credentials = EndpointCredentials.of(builder.authorization);
     if (builder.client != null) {
       this.client = builder.client;
       this.ownsClient = false;
       this.maxAnswerTime = builder.client.connectTimeout().orElse(builder.connectTimeout).plus(requestTimeout);
     } else {
       this.maxAnswerTime = builder.connectTimeout.plus(requestTimeout);
-      this.client = HttpClient.newBuilder()
+      HttpClient.Builder client = HttpClient.newBuilder()
           .version(builder.version)
           .connectTimeout(builder.connectTimeout)
-          .followRedirects(HttpClient.Redirect.NEVER)
-          .build();
+          .followRedirects(HttpClient.Redirect.NEVER);
+      if (builder.tls != null) {
+        client.sslContext(builder.tls.sslContext());
+      }
+      this.client = client.build();
       this.ownsClient = true;
     }
   }
@@ -134,6 +140,10 @@ public final class HttpTransport implements Transport {
    * Builds a transport from its properties form. Keys (all optional except at least one endpoint):
    * <ul>
    *   <li>{@code endpoint.<alias>}: the URI that destination {@code <alias>} posts to (http or https);
+   *   <li>{@code auth.<alias>.bearer-token}, or {@code auth.<alias>.username} with {@code auth.<alias>.password}:
+   *       credentials sent as the {@code Authorization} header to that endpoint (never logged);
+   *   <li>{@code tls.*}: the trust store and client certificate for {@code https} endpoints, see
+   *       {@link TlsSettings#fromProperties};
    *   <li>{@code signing-secret}: the HMAC-SHA256 secret; several, separated by commas, sign at once (Standard
    *       Webhooks only); without any signing key no signature header is sent;
    *   <li>{@code signing-ed25519-key}: Standard Webhooks {@code v1a} private keys ({@code whsk_} + base64), separated
@@ -157,6 +167,8 @@ public final class HttpTransport implements Transport {
         throw new IllegalArgumentException("http property 'endpoint." + alias + "' is not a valid URI", e);
       }
     });
+    EndpointCredentials.fromProperties(props, builder.endpoints.keySet()).forEach(builder.authorization::put);
+    TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("signing-secret").ifPresent(secrets -> builder.withSigningSecrets(list(secrets)));
     props.string("signing-ed25519-key").ifPresent(keys -> builder.withEd25519SigningKeys(list(keys)));
     props.string("signature-scheme").ifPresent(scheme -> {
@@ -248,6 +260,7 @@ public final class HttpTransport implements Transport {
         request.header(name, value);
       }
     });
+    credentials.authorization(message.destination()).ifPresent(value -> request.setHeader("Authorization", value));
     if (event != null) {
       CloudEventsHttpBinding.writeHeaders(request, event);
     }
@@ -272,6 +285,10 @@ public final class HttpTransport implements Transport {
       return DeliveryOutcome.delivered();
     }
     String reason = "HTTP " + status + " from " + response.uri();
+    if (status == 401) {
+      // the endpoint refused our credentials: every message to it would fail alike, so this is an outage
+      return DeliveryOutcome.unavailable(reason + " (credentials refused)");
+    }
     if (status == 408 || status == 429 || status >= 500) {
       Optional<Duration> delay = response.headers().firstValue("Retry-After").flatMap(this::retryAfter);
       return delay.map(d -> DeliveryOutcome.retryableAfter(reason, d))
@@ -354,8 +371,41 @@ public final class HttpTransport implements Transport {
     private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
     private Clock clock = Clock.systemUTC();
     private @Nullable HttpClient client;
+    private @Nullable TlsSettings tls;
+    private final Map<String, String> authorization = new LinkedHashMap<>();
 
     private Builder() {}
+
+    /**
+     * @param settings the trust store and client certificate for {@code https} endpoints; default the JVM's
+     *     authorities and no client certificate; ignored with {@link #withHttpClient}
+     * @return this builder
+     */
+    public Builder withTls(TlsSettings settings) {
+      this.tls = Objects.requireNonNull(settings, "tls");
+      return this;
+    }
+
+    /**
+     * @param alias an endpoint alias
+     * @param token sent as {@code Authorization: Bearer <token>} to that endpoint; never logged
+     * @return this builder
+     */
+    public Builder withBearerToken(String alias, String token) {
+      authorization.put(Objects.requireNonNull(alias, "alias"), EndpointCredentials.bearer(token));
+      return this;
+    }
+
+    /**
+     * @param alias an endpoint alias
+     * @param username the basic-authentication user (no {@code :})
+     * @param password its password; never logged
+     * @return this builder
+     */
+    public Builder withBasicAuth(String alias, String username, String password) {
+      authorization.put(Objects.requireNonNull(alias, "alias"), EndpointCredentials.basic(username, password));
+      return this;
+    }
 
     /**
      * @param alias the destination name messages use; non-blank
@@ -478,6 +528,11 @@ public final class HttpTransport implements Transport {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
           throw new IllegalArgumentException("endpoint '" + alias + "' must be an absolute http(s) URI with a host");
+        }
+      });
+      authorization.keySet().forEach(alias -> {
+        if (!endpoints.containsKey(alias)) {
+          throw new IllegalArgumentException("credentials given for '" + alias + "', which is no endpoint alias");
         }
       });
       if (scheme == SignatureScheme.OUTBOX4J) {

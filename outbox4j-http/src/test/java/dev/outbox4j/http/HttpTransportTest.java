@@ -61,7 +61,7 @@ class HttpTransportTest {
   @ParameterizedTest(name = "HTTP {0} is {1}")
   @CsvSource({
       "200, delivered", "201, delivered", "202, delivered", "204, delivered",
-      "400, permanent", "401, permanent", "403, permanent", "404, permanent", "410, permanent", "422, permanent",
+      "400, permanent", "401, unavailable", "403, permanent", "404, permanent", "410, permanent", "422, permanent",
       "301, permanent",
       "408, retryable", "429, retryable", "500, retryable", "502, retryable", "503, retryable", "504, retryable"})
   void each_status_code_is_classified(int status, String expected) throws Exception {
@@ -71,6 +71,8 @@ class HttpTransportTest {
       switch (expected) {
         case "delivered" -> assertThat(outcome).isEqualTo(DeliveryOutcome.delivered());
         case "permanent" -> assertThat(outcome).isInstanceOf(DeliveryOutcome.Permanent.class);
+        case "unavailable" -> assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Retryable.class,
+            r -> assertThat(r.transportUnavailable()).isTrue());
         default -> assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Retryable.class,
             r -> assertThat(r.retryAfter()).isNull());
       }

@@ -34,9 +34,10 @@ import org.jspecify.annotations.Nullable;
  * they are reported as {@link DeliveryOutcome#unavailable}, so the relay pauses instead of charging attempts. A missing
  * topic is the exception: it concerns the records of that topic only, and stays an ordinary retryable failure.
  *
- * <p>Authentication failures are deliberately retryable: they are a property of the connection (a rotated password, a
- * broker restarting its SASL setup), they hit every message alike, and quarantining the whole outbox for them would
- * turn an operations hiccup into a mass quarantine.
+ * <p>Authentication failures (a refused TLS handshake: an unknown CA, an expired certificate; refused SASL
+ * credentials) are reported as {@link DeliveryOutcome#unavailable}: they are a property of the connection (a rotated
+ * password, a broker restarting its SASL setup), they hit every message alike, and charging or quarantining entries
+ * for them would turn an operations hiccup into a mass quarantine.
  *
  * <p>A topic that does not exist (with auto-creation off) surfaces as a {@link TimeoutException} caused by an
  * {@link UnknownTopicOrPartitionException} after {@code max.block.ms}. It is retryable by default, because topics are
@@ -80,7 +81,10 @@ final class KafkaFailureClassifier {
         || error instanceof UnsupportedVersionException) {
       return DeliveryOutcome.permanent(reason);
     }
-    if (error instanceof AuthenticationException || error instanceof InterruptException) {
+    if (error instanceof AuthenticationException) {
+      return DeliveryOutcome.unavailable(reason); // TLS or SASL refused: the connection, not this record
+    }
+    if (error instanceof InterruptException) {
       return DeliveryOutcome.retryable(reason);
     }
     return DeliveryOutcome.retryable(reason); // unknown: let the attempt limit decide

@@ -148,6 +148,9 @@ public final class KafkaTransport implements Transport {
    *   <tr><td>{@code kafka.<name>}</td><td>any other producer setting, passed through as {@code <name>} (for example
    *       {@code kafka.security.protocol}, {@code kafka.sasl.jaas.config}, {@code kafka.compression.type})</td>
    *       <td>—</td></tr>
+   *   <tr><td>{@code tls.*}, {@code sasl.mechanism}, {@code sasl.username}, {@code sasl.password}</td><td>TLS and
+   *       SASL without writing Kafka's own settings: see {@code KafkaSecurity}</td><td>—</td></tr>
+   *   <tr><td>{@code <key>-file}</td><td>any key above, its value read from the file</td><td>—</td></tr>
    * </table>
    *
    * @param properties the settings; unknown keys are rejected so that a typo does not go unnoticed
@@ -158,8 +161,10 @@ public final class KafkaTransport implements Transport {
   public static KafkaTransport fromProperties(Map<String, String> properties) {
     Objects.requireNonNull(properties, "properties");
     Builder builder = builder();
+    Map<String, String> remaining = KafkaSecurity.resolveFiles(properties);
+    KafkaSecurity.producerSettings(remaining).forEach(builder::withProducerProperty);
     List<String> unknown = new ArrayList<>();
-    for (Map.Entry<String, String> property : properties.entrySet()) {
+    for (Map.Entry<String, String> property : remaining.entrySet()) {
       String key = property.getKey();
       String value = Objects.requireNonNull(property.getValue(), () -> "value of " + key);
       switch (key) {

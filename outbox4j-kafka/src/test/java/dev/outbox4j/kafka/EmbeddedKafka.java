@@ -44,7 +44,7 @@ import org.awaitility.Awaitility;
  * <p>The broker has two client listeners: {@code PLAINTEXT}, reached directly, and {@code PROXIED}, advertised at the
  * address of a {@link TcpProxy} that a test can cut and restore to simulate an outage. Kafka hands a client the
  * addresses of the listener it bootstrapped through, so a client that bootstraps via {@link #proxiedBootstrapServers()}
- * talks to the broker only through the proxy.
+ * talks to the broker only through the proxy. Two more listeners speak TLS: {@link SecureListeners}.
  *
  * <p>Public because the benchmarks (outbox4j-bench) drive the same broker through this module's test-jar. Thread-safe.
  */
@@ -56,13 +56,15 @@ public final class EmbeddedKafka {
   private final TcpProxy proxy;
   private final String bootstrapServers;
   private final Admin admin;
+  private final SecureListeners secure;
 
   private EmbeddedKafka() throws Exception {
     directory = Files.createTempDirectory("outbox4j-kafka-");
-    int[] ports = freePorts(3);
+    int[] ports = freePorts(5);
     int brokerPort = ports[0];
     int proxiedPort = ports[1];
     int controllerPort = ports[2];
+    secure = new SecureListeners(directory.resolve("certs"), ports[3], ports[4]);
     proxy = TcpProxy.start("127.0.0.1", proxiedPort);
     String logDir = directory.resolve("data").toString();
 
@@ -70,10 +72,12 @@ public final class EmbeddedKafka {
     props.put("node.id", "1");
     props.put("process.roles", "broker,controller");
     props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",PROXIED://127.0.0.1:" + proxiedPort
-        + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        + ",CONTROLLER://127.0.0.1:" + controllerPort + "," + secure.listeners());
     props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort
-        + ",PROXIED://127.0.0.1:" + proxy.port());
-    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        + ",PROXIED://127.0.0.1:" + proxy.port() + "," + secure.listeners());
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT,"
+        + secure.protocolMap());
+    props.putAll(secure.brokerSettings());
     props.put("controller.listener.names", "CONTROLLER");
     props.put("inter.broker.listener.name", "PLAINTEXT");
     props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
@@ -113,6 +117,12 @@ public final class EmbeddedKafka {
     bootstrapServers = "127.0.0.1:" + brokerPort;
     admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
     admin.describeCluster().nodes().get(60, TimeUnit.SECONDS);
+    secure.createUsers(admin);
+  }
+
+  /** @return the TLS listeners (SASL over TLS, and one presenting an expired certificate) and their certificates */
+  SecureListeners secure() {
+    return secure;
   }
 
   /** @return the broker shared by every test in this JVM, started on first use */

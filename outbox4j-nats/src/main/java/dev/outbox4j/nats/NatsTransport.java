@@ -3,6 +3,7 @@ package dev.outbox4j.nats;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.TlsSettings;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
 import io.nats.client.Connection;
@@ -88,6 +89,7 @@ public final class NatsTransport implements Transport {
 
   private final List<String> servers;
   private final Options options;
+  private final NatsConnectErrors connectErrors = new NatsConnectErrors();
   private final Function<Message, String> subjects;
   private final Duration ackTimeout;
   private final Duration reconnectWait;
@@ -121,6 +123,8 @@ public final class NatsTransport implements Transport {
     if (builder.token != null) {
       options.token(builder.token.toCharArray());
     }
+    NatsCredentials.apply(builder.tls, builder.nkeySeed, builder.credentials, options);
+    options.errorListener(connectErrors);
     this.options = options.build();
   }
 
@@ -139,7 +143,11 @@ public final class NatsTransport implements Transport {
    * <ul>
    *   <li>{@code servers}: comma-separated {@code nats://host:port} URLs, default {@code nats://127.0.0.1:4222}
    *       (may hold credentials: never logged);
-   *   <li>{@code username} with {@code password}, or {@code token};
+   *   <li>{@code username} with {@code password}, or {@code token}, or {@code nkey-seed} (an NKEY user seed,
+   *       {@code SU...}), or {@code credentials} (the content of a {@code .creds} file: a user JWT and its seed;
+   *       usually given as {@code credentials-file: /path/user.creds});
+   *   <li>{@code tls.*}: TLS, see {@link TlsSettings#fromProperties} (trust store, client certificate, hostname
+   *       verification);
    *   <li>{@code connection-name} (default {@code outbox4j-relay}), {@code connection-timeout} (5s),
    *       {@code reconnect-wait} (1s), {@code ack-timeout} (5s).
    * </ul>
@@ -165,6 +173,9 @@ public final class NatsTransport implements Transport {
             new IllegalArgumentException("nats property 'password' is required with 'username'"))));
     props.string("password");
     props.string("token").ifPresent(builder::withToken);
+    props.string("nkey-seed").ifPresent(builder::withNkeySeed);
+    props.string("credentials").ifPresent(builder::withCredentials);
+    TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("connection-name").ifPresent(builder::withConnectionName);
     props.duration("connection-timeout").ifPresent(builder::withConnectionTimeout);
     props.duration("reconnect-wait").ifPresent(builder::withReconnectWait);
@@ -348,6 +359,7 @@ public final class NatsTransport implements Transport {
       if (nextConnectAttempt != null && now.isBefore(nextConnectAttempt)) {
         throw new IOException("not connected; next attempt after " + nextConnectAttempt);
       }
+      connectErrors.clear();
       try {
         Connection connection = Nats.connect(options);
         JetStream jetStream = connection.jetStream(JetStreamOptions.builder().requestTimeout(ackTimeout).build());
@@ -355,7 +367,10 @@ public final class NatsTransport implements Transport {
         connected = opened;
         nextConnectAttempt = null;
         return opened;
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
+        nextConnectAttempt = now.plus(reconnectWait);
+        throw new IOException(e.getMessage() + connectErrors.describe(), e);
+      } catch (RuntimeException e) {
         nextConnectAttempt = now.plus(reconnectWait);
         throw e;
       }
@@ -413,6 +428,9 @@ public final class NatsTransport implements Transport {
     private @Nullable String username;
     private @Nullable String password;
     private @Nullable String token;
+    private @Nullable String nkeySeed;
+    private @Nullable String credentials;
+    private @Nullable TlsSettings tls;
     private String connectionName = "outbox4j-relay";
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
     private Duration reconnectWait = DEFAULT_RECONNECT_WAIT;
@@ -457,6 +475,35 @@ public final class NatsTransport implements Transport {
      */
     public Builder withToken(String secret) {
       this.token = Objects.requireNonNull(secret, "token");
+      return this;
+    }
+
+    /**
+     * @param seed an NKEY user seed ({@code SU...}), signing the server's challenge; never logged
+     * @return this builder
+     */
+    public Builder withNkeySeed(String seed) {
+      this.nkeySeed = Objects.requireNonNull(seed, "nkeySeed");
+      return this;
+    }
+
+    /**
+     * @param creds the content of a {@code .creds} file (user JWT and NKEY seed, as {@code nsc} writes it); never
+     *     logged
+     * @return this builder
+     */
+    public Builder withCredentials(String creds) {
+      this.credentials = Objects.requireNonNull(creds, "credentials");
+      return this;
+    }
+
+    /**
+     * @param settings TLS to the servers (a {@code tls://} server URL also asks for it); default none
+     * @return this builder
+     * @see TlsSettings
+     */
+    public Builder withTls(TlsSettings settings) {
+      this.tls = Objects.requireNonNull(settings, "tls");
       return this;
     }
 
@@ -527,8 +574,11 @@ public final class NatsTransport implements Transport {
       if (servers.isEmpty()) {
         throw new IllegalArgumentException("at least one server is required");
       }
-      if (token != null && username != null) {
-        throw new IllegalArgumentException("give either a token or a user name and password, not both");
+      int kinds = (token != null ? 1 : 0) + (username != null ? 1 : 0) + (nkeySeed != null ? 1 : 0)
+          + (credentials != null ? 1 : 0);
+      if (kinds > 1) {
+        throw new IllegalArgumentException(
+            "give one of: a token, a user name and password, an NKEY seed, credentials; not several");
       }
       requirePositive("connectionTimeout", connectionTimeout);
       requirePositive("reconnectWait", reconnectWait);

@@ -15,6 +15,7 @@ import com.rabbitmq.client.SocketConfigurators;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.TlsSettings;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spi.TransportProperties;
 import java.io.IOException;
@@ -169,7 +170,10 @@ public final class RabbitMqTransport implements Transport {
    *   <li>{@code host} (default 127.0.0.1), {@code port} (5672), {@code virtual-host} ({@code /}),
    *       {@code username} ({@code guest}), {@code password} ({@code guest});
    *   <li>{@code connection-name} (default {@code outbox4j-relay}), {@code connection-timeout} (5s),
-   *       {@code requested-heartbeat} (60s), {@code confirm-timeout} (5s), {@code recovery-interval} (1s).
+   *       {@code requested-heartbeat} (60s), {@code confirm-timeout} (5s), {@code recovery-interval} (1s);
+   *   <li>{@code tls.*}: TLS, see {@link TlsSettings#fromProperties}; the port defaults to 5671 with TLS;
+   *   <li>{@code auth-mechanism}: {@code PLAIN} (default, user name and password) or {@code EXTERNAL} (the TLS client
+   *       certificate).
    * </ul>
    *
    * @param properties the properties, without the host's prefix
@@ -190,6 +194,15 @@ public final class RabbitMqTransport implements Transport {
     props.duration("requested-heartbeat").ifPresent(builder::withRequestedHeartbeat);
     props.duration("confirm-timeout").ifPresent(builder::withConfirmTimeout);
     props.duration("recovery-interval").ifPresent(builder::withRecoveryInterval);
+    TlsSettings.fromProperties(props).ifPresent(builder::withTls);
+    props.string("auth-mechanism").ifPresent(mechanism -> {
+      if (mechanism.equalsIgnoreCase("EXTERNAL")) {
+        builder.withExternalAuthentication();
+      } else if (!mechanism.equalsIgnoreCase("PLAIN")) {
+        throw new IllegalArgumentException(
+            "rabbitmq property 'auth-mechanism' must be PLAIN or EXTERNAL, was '" + mechanism + "'");
+      }
+    });
     props.rejectUnknown();
     return builder.build();
   }
@@ -627,6 +640,8 @@ public final class RabbitMqTransport implements Transport {
    */
   public static final class Builder {
     private @Nullable String uri;
+    private @Nullable TlsSettings tls;
+    private boolean externalAuthentication;
     private @Nullable String host;
     private @Nullable Integer port;
     private @Nullable String virtualHost;
@@ -709,6 +724,29 @@ public final class RabbitMqTransport implements Transport {
      */
     public Builder withPassword(String secret) {
       this.password = Objects.requireNonNull(secret, "password");
+      return this;
+    }
+
+    /**
+     * @param settings TLS to the broker (trust store, client certificate, hostname verification); without it an
+     *     {@code amqps://} URI uses the JVM's trusted authorities. The port defaults to 5671 with TLS.
+     * @return this builder
+     * @see TlsSettings
+     */
+    public Builder withTls(TlsSettings settings) {
+      this.tls = Objects.requireNonNull(settings, "tls");
+      return this;
+    }
+
+    /**
+     * Authenticates with the TLS client certificate (SASL {@code EXTERNAL}, the broker's
+     * {@code rabbitmq_auth_mechanism_ssl} plugin) instead of a user name and password. Needs {@link #withTls} with a
+     * client certificate.
+     *
+     * @return this builder
+     */
+    public Builder withExternalAuthentication() {
+      this.externalAuthentication = true;
       return this;
     }
 
@@ -814,6 +852,7 @@ public final class RabbitMqTransport implements Transport {
       factory.setNetworkRecoveryInterval(recoveryInterval.toMillis());
       // exchange checks and channel opening are RPCs; a broker that stopped reading must not hold them for 10 minutes
       factory.setChannelRpcTimeout(Math.toIntExact(confirmTimeout.toMillis()));
+      RabbitMqSecurity.apply(factory, tls, externalAuthentication);
       return factory;
     }
 

@@ -2,6 +2,7 @@ package dev.outbox4j.relay.config;
 
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -26,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * digit replaced by {@code _} ({@code database.password} is {@code OUTBOX4J_DATABASE_PASSWORD},
  * {@code transports.events.bootstrap.servers} is {@code OUTBOX4J_TRANSPORTS_EVENTS_BOOTSTRAP_SERVERS}), so secrets
  * never need to be in the file. A transport must be declared in the file (at least its {@code type}) for its
- * environment names to exist.
+ * environment names to exist. Every key can also be given as {@code <key>-file} (environment {@code <NAME>_FILE}): the
+ * value is then read from that file at start ({@link SecretFiles}).
  *
  * <p>Strict: an unknown key in the file, or an {@code OUTBOX4J_} variable that names no key, is an error, because a
  * misspelt setting silently ignored is worse than a refusal to start. Every error names the key, the problem and the
@@ -80,6 +82,10 @@ public final class ConfigReader {
     keys.put("server.admin-token", "");
     keys.put("server.admin-token-name", RelayConfig.Server.DEFAULT_ADMIN_TOKEN_NAME);
     keys.put("server.show-payloads", "false");
+    keys.put("server.tls.certificate", "");
+    keys.put("server.tls.key", "");
+    keys.put("server.tls.key-store", "");
+    keys.put("server.tls.key-store-password", "");
     keys.put("health.fail-readiness-when-degraded", "false");
     return java.util.Collections.unmodifiableMap(keys);
   }
@@ -105,6 +111,7 @@ public final class ConfigReader {
       values.put(option.key(), option);
     }
     applyEnvironment(values, environment);
+    SecretFiles.resolve(values);
     return new Typed(file == null ? "command line" : file.toString(), values).config();
   }
 
@@ -123,13 +130,19 @@ public final class ConfigReader {
       }
       if (typeName.equals("http")) {
         values.keySet().stream().filter(key -> key.startsWith("destinations."))
-            .forEach(key -> byEnvironmentName.put(environmentName(base + "endpoint." + key.substring(13)),
-                base + "endpoint." + key.substring(13)));
+            .forEach(key -> {
+              String destination = key.substring("destinations.".length());
+              for (String property : List.of("endpoint." + destination, "auth." + destination + ".bearer-token",
+                  "auth." + destination + ".username", "auth." + destination + ".password")) {
+                byEnvironmentName.put(environmentName(base + property), base + property);
+              }
+            });
       }
       if (typeName.equals("kafka")) {
         kafkaPrefixes.put(environmentName(base + "kafka") + "_", base + "kafka.");
       }
     }
+    SecretFiles.addEnvironmentNames(byEnvironmentName);
     for (Map.Entry<String, String> variable : new TreeMap<>(environment).entrySet()) {
       String name = variable.getKey();
       if (!name.startsWith(ENV_PREFIX)) {
@@ -193,7 +206,8 @@ public final class ConfigReader {
           bool("database.migrate"),
           integer("database.pool-size", 2, 200),
           optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
-          claims());
+          claims(),
+          family("database.properties."));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -219,7 +233,8 @@ public final class ConfigReader {
           optional("server.admin-token").orElse(null),
           bool("server.show-payloads"),
           bool("health.fail-readiness-when-degraded"),
-          text("server.admin-token-name"));
+          text("server.admin-token-name"),
+          serverTls());
       if (!TOKEN_NAME.matcher(server.adminTokenName()).matches()) {
         throw new ConfigException("server.admin-token-name", "must be 1 to 64 letters, digits or . _ @ -, was '"
             + server.adminTokenName() + "'", origin("server.admin-token-name"));
@@ -238,6 +253,49 @@ public final class ConfigReader {
         throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
       }
       return new RelayConfig(source, database, relay, retry, server, transports, destinations, cloudEvents);
+    }
+
+    /** Every key under {@code prefix}, with the prefix removed (driver properties and the like). */
+    private Map<String, String> family(String prefix) {
+      Map<String, String> result = new TreeMap<>();
+      for (ConfigValue value : values.values()) {
+        if (value.key().startsWith(prefix) && value.key().length() > prefix.length()) {
+          read.add(value.key());
+          result.put(value.key().substring(prefix.length()), value.text());
+        }
+      }
+      return result;
+    }
+
+    /** The relay's own HTTPS key pair; read and checked now, so a bad file stops the start naming its key. */
+    private @Nullable TlsSettings serverTls() {
+      Optional<String> certificate = optional("server.tls.certificate");
+      Optional<String> key = optional("server.tls.key");
+      Optional<String> keyStore = optional("server.tls.key-store");
+      Optional<String> password = optional("server.tls.key-store-password");
+      if (certificate.isPresent() != key.isPresent()) {
+        throw new ConfigException(certificate.isPresent() ? "server.tls.key" : "server.tls.certificate",
+            "is required with the other of server.tls.certificate and server.tls.key",
+            origin(certificate.isPresent() ? "server.tls.certificate" : "server.tls.key"));
+      }
+      if (certificate.isEmpty() && keyStore.isEmpty()) {
+        if (password.isPresent()) {
+          throw new ConfigException("server.tls.key-store-password", "needs server.tls.key-store",
+              origin("server.tls.key-store-password"));
+        }
+        return null;
+      }
+      String blamed = keyStore.isPresent() ? "server.tls.key-store" : "server.tls.certificate";
+      try {
+        TlsSettings.Builder builder = TlsSettings.builder();
+        keyStore.ifPresent(file -> builder.withKeyStore(Path.of(file), password.orElse(null)));
+        certificate.ifPresent(file -> builder.withClientCertificate(Path.of(file), Path.of(key.get())));
+        TlsSettings tls = builder.build();
+        tls.serverContext();
+        return tls;
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(blamed, "cannot be used: " + e.getMessage(), origin(blamed));
+      }
     }
 
     private Map<String, RelayConfig.TransportSettings> transports() {

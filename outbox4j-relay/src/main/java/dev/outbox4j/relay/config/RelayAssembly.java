@@ -15,6 +15,7 @@ import dev.outbox4j.relay.runtime.RoutingTransport;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.spi.Transport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,14 +34,22 @@ public final class RelayAssembly {
   public static final List<String> TRANSPORT_TYPES = List.of("http", "kafka", "rabbitmq", "nats");
 
   private static final Map<String, List<String>> TRANSPORT_KEYS = Map.of(
-      "http", List.of("signing-secret", "signing-ed25519-key", "signature-scheme", "request-timeout",
+      "http", withTls("signing-secret", "signing-ed25519-key", "signature-scheme", "request-timeout",
           "connect-timeout", "http-version"),
-      "rabbitmq", List.of("uri", "host", "port", "virtual-host", "username", "password", "connection-name",
-          "connection-timeout", "requested-heartbeat", "confirm-timeout", "recovery-interval"),
-      "nats", List.of("servers", "username", "password", "token", "connection-name", "connection-timeout",
-          "reconnect-wait", "ack-timeout"),
-      "kafka", List.of("bootstrap.servers", "client.id", "topic.prefix", "request.timeout", "delivery.timeout",
-          "max.block", "linger", "header.message-id", "header.content-type", "missing-topic.permanent"));
+      "rabbitmq", withTls("uri", "host", "port", "virtual-host", "username", "password", "connection-name",
+          "connection-timeout", "requested-heartbeat", "confirm-timeout", "recovery-interval", "auth-mechanism"),
+      "nats", withTls("servers", "username", "password", "token", "nkey-seed", "credentials", "connection-name",
+          "connection-timeout", "reconnect-wait", "ack-timeout"),
+      "kafka", withTls("bootstrap.servers", "client.id", "topic.prefix", "request.timeout", "delivery.timeout",
+          "max.block", "linger", "header.message-id", "header.content-type", "missing-topic.permanent",
+          "sasl.mechanism", "sasl.username", "sasl.password"));
+
+  private static List<String> withTls(String... keys) {
+    List<String> all = new ArrayList<>(List.of(keys));
+    all.addAll(List.of("tls.enabled", "tls.trust-store", "tls.trust-store-password", "tls.key-store",
+        "tls.key-store-password", "tls.certificate", "tls.key", "tls.hostname-verification"));
+    return List.copyOf(all);
+  }
 
   private RelayAssembly() {}
 
@@ -70,6 +79,7 @@ public final class RelayAssembly {
     if (database.password() != null) {
       hikari.setPassword(database.password());
     }
+    database.driverProperties().forEach(hikari::addDataSourceProperty);
     hikari.setMaximumPoolSize(database.poolSize());
     hikari.setMinimumIdle(1);
     hikari.setPoolName(poolName);

@@ -2,6 +2,7 @@ package dev.outbox4j.relay.config;
 
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.spi.TlsSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -70,13 +71,38 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param claims how the store holds the relay's claims, or {@code null} for the database's default
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
-      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
+      String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims,
+      Map<String, String> driverProperties) {
+    /** Copies the driver properties. */
+    public Database {
+      driverProperties = Map.copyOf(driverProperties);
+    }
+
+    /**
+     * Without driver properties.
+     *
+     * @param url the JDBC URL
+     * @param username the user, or {@code null}
+     * @param password the password, or {@code null}
+     * @param schema the schema, or {@code null}
+     * @param tablePrefix the table prefix
+     * @param migrate whether to create the tables
+     * @param poolSize most connections of a pool
+     * @param keepDelivered how long delivered entries are kept, or {@code null}
+     * @param claims the claim strategy, or {@code null} for the database's default
+     */
+    public Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
+        String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
+      this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of());
+    }
+
     /**
      * @param size most connections of a pool
      * @return these settings with that pool size
      */
     public Database withPoolSize(int size) {
-      return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims);
+      return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims,
+          driverProperties);
     }
 
     /** @return the URL without user information or parameters, safe to print */
@@ -88,7 +114,8 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     @Override
     public String toString() {
       return "Database{url=" + displayUrl() + ", username=" + username + ", password=" + (password == null ? "-" : "****")
-          + ", schema=" + schema + ", tablePrefix=" + tablePrefix + ", claims=" + claims + "}";
+          + ", schema=" + schema + ", tablePrefix=" + tablePrefix + ", claims=" + claims
+          + ", driverProperties=" + new java.util.TreeSet<>(driverProperties.keySet()) + "}";
     }
 
     /**
@@ -165,7 +192,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    *     {@code server.admin-token-name}, default {@value #DEFAULT_ADMIN_TOKEN_NAME})
    */
   public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
-      boolean failReadinessWhenDegraded, String adminTokenName) {
+      boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls) {
     /** The admin token's name when none is configured. */
     public static final String DEFAULT_ADMIN_TOKEN_NAME = "admin";
 
@@ -173,6 +200,27 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Server {
       Objects.requireNonNull(bind, "bind");
       Objects.requireNonNull(adminTokenName, "adminTokenName");
+    }
+
+    /**
+     * Plain HTTP.
+     *
+     * @param enabled whether the dashboard, metrics and health endpoints are served
+     * @param bind the address to listen on
+     * @param port the port; 0 picks a free one
+     * @param adminToken the token admin actions need, or {@code null} to generate one at start
+     * @param showPayloads whether the dashboard shows payloads
+     * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 while a destination is paused
+     * @param adminTokenName the admin token's name
+     */
+    public Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
+        boolean failReadinessWhenDegraded, String adminTokenName) {
+      this(enabled, bind, port, adminToken, showPayloads, failReadinessWhenDegraded, adminTokenName, null);
+    }
+
+    /** @return {@code https} when the server presents a certificate, else {@code http} */
+    public String scheme() {
+      return tls == null ? "http" : "https";
     }
 
     /**
@@ -208,7 +256,8 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public String toString() {
       return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
           + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads
-          + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + ", adminTokenName=" + adminTokenName + "}";
+          + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + ", adminTokenName=" + adminTokenName
+          + ", tls=" + tls + "}";
     }
   }
 

@@ -159,7 +159,7 @@ public final class RelayRuntime implements AutoCloseable {
     int port = -1;
     if (serverSettings.enabled()) {
       try {
-        server = HttpServer.create(new InetSocketAddress(serverSettings.bind(), serverSettings.port()), 64);
+        server = OwnServer.create(serverSettings);
         port = server.getAddress().getPort();
       } catch (IOException | RuntimeException e) {
         throw new OutboxException("cannot listen on " + serverSettings.bind() + ":" + serverSettings.port() + ": "
@@ -213,7 +213,7 @@ public final class RelayRuntime implements AutoCloseable {
 
   /** @return the dashboard's base URL, for example {@code http://127.0.0.1:8080}, or empty without a server */
   public String baseUrl() {
-    return dashboard == null ? "" : "http://" + dashboard.host() + ":" + dashboard.port();
+    return dashboard == null ? "" : config.server().scheme() + "://" + dashboard.host() + ":" + dashboard.port();
   }
 
   /** @return the dashboard's port, or -1 without a server */
