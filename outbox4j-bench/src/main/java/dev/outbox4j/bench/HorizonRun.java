@@ -124,7 +124,7 @@ final class HorizonRun {
       bystanderThread.start();
       long step = options.sampleEvery().toNanos();
       long[] previous = {start, 0, 0};
-      timers.scheduleAtFixedRate(() -> sample(monitor, start, previous), step, step, TimeUnit.NANOSECONDS);
+      timers.scheduleAtFixedRate(() -> sample(monitor, previous), step, step, TimeUnit.NANOSECONDS);
       if (settings.hold() != null) {
         timers.schedule(() -> beginHold(holder), options.holdFrom().toNanos(), TimeUnit.NANOSECONDS);
         timers.schedule(() -> endHold(holder), options.holdUntil().toNanos(), TimeUnit.NANOSECONDS);
@@ -258,14 +258,16 @@ final class HorizonRun {
   }
 
   /** @param previous the last sample's time, committed count and delivered count; updated */
-  private void sample(Connection monitor, long start, long[] previous) {
+  private void sample(Connection monitor, long[] previous) {
     try {
       long now = System.nanoTime();
       long written = committed.get();
       long delivered = deliveries.distinct();
       double seconds = (now - previous[0]) / 1e9;
       ClaimTimes.Window claims = claimTimes.take();
-      HorizonSample sample = new HorizonSample((now - start) / 60e9, held, (written - previous[1]) / seconds,
+      // The sample's nominal time (the scheduler's), so that runs line up; the rates use the time measured.
+      double minutes = (sampleCount() + 1) * options.sampleEvery().toMillis() / 60_000.0;
+      HorizonSample sample = new HorizonSample(minutes, held, (written - previous[1]) / seconds,
           (delivered - previous[2]) / seconds, claims.meanMillis(), claims.count(), Math.max(0, written - delivered),
           probe.horizon(monitor), probe.relations(monitor), deliveries.takeLatencies(), bystander.take());
       previous[0] = now;

@@ -53,10 +53,11 @@ record HorizonSample(
     return percentileMillis(bystanderNanos, 0.99);
   }
 
-  /** @return the dead tuples of the outbox tables together, or -1 where the database does not count them */
+  /** @return the dead tuples of the outbox tables (not indexes) together, or -1 where the database does not count them */
   long deadTuples() {
-    return relations.stream().anyMatch(relation -> relation.deadTuples() < 0) ? -1
-        : relations.stream().mapToLong(HorizonProbe.Relation::deadTuples).sum();
+    List<HorizonProbe.Relation> tables = relations.stream().filter(relation -> !relation.index()).toList();
+    return tables.isEmpty() || tables.stream().anyMatch(table -> table.deadTuples() < 0) ? -1
+        : tables.stream().mapToLong(HorizonProbe.Relation::deadTuples).sum();
   }
 
   /** @return the bytes of the outbox tables and indexes together */
