@@ -93,7 +93,8 @@ final class HorizonBench {
       report.append("### Stream\n\n");
       runs.forEach(run -> report.append("- ").append(HorizonReport.stream(run)));
       report.append("\n");
-      for (HorizonReport.Metric metric : HorizonReport.metrics(probe.horizonUnit(), options.db().equals("postgresql"))) {
+      boolean deadTuples = options.db().equals("postgresql");
+      for (HorizonReport.Metric metric : HorizonReport.metrics(probe.horizonUnit(), deadTuples)) {
         HorizonReport.write(HorizonReport.chart(metric, runs, subtitle), directory,
             stem + "-" + rate + "-" + metric.file() + ".svg", charts);
       }

@@ -33,7 +33,8 @@ final class HorizonReport {
         new Metric("claim", "Claim time (mean of the claims that returned entries)", "milliseconds",
             HorizonSample::claimMillis),
         new Metric("backlog", "Backlog (committed, not yet delivered)", "messages", sample -> sample.backlog()),
-        new Metric("size", "Size of the outbox tables and indexes together", "MiB", sample -> sample.bytes() / 1048576.0),
+        new Metric("size", "Size of the outbox tables and indexes together", "MiB",
+            sample -> sample.bytes() / 1048576.0),
         new Metric("horizon", "Clean-up horizon: " + horizonUnit, horizonUnit, sample -> sample.horizon().age()),
         new Metric("bystander", "Bystander query, p50", "milliseconds", HorizonSample::bystanderP50Millis)));
     if (deadTuples) {
@@ -75,8 +76,9 @@ final class HorizonReport {
             .filter(relation -> relation.name().equals(name)).mapToDouble(relation -> relation.bytes() / 1048576.0)
             .findFirst().orElse(Double.NaN)));
       }
+      // More relations than colours: the second round of colours is dashed.
       lines.add(new SvgLineChart.Line(name.replace(HorizonProbe.PREFIX, ""), COLOURS.get((i + 1) % COLOURS.size()),
-          points));
+          (i + 1) / COLOURS.size() % 2 == 1, points));
     }
     HorizonOptions options = run.settings().options();
     SvgLineChart.Band band = run.settings().hold() == null ? null : new SvgLineChart.Band(

@@ -53,7 +53,7 @@ record HorizonSample(
     return percentileMillis(bystanderNanos, 0.99);
   }
 
-  /** @return the dead tuples of the outbox tables (not indexes) together, or -1 where the database does not count them */
+  /** @return the dead tuples of the outbox tables (not indexes) together, or -1 where the database counts none */
   long deadTuples() {
     List<HorizonProbe.Relation> tables = relations.stream().filter(relation -> !relation.index()).toList();
     return tables.isEmpty() || tables.stream().anyMatch(table -> table.deadTuples() < 0) ? -1

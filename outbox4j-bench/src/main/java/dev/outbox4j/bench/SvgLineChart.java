@@ -16,7 +16,9 @@ final class SvgLineChart {
   static final int WIDTH = SvgBarChart.WIDTH;
   static final int LEFT = 72;
   static final int RIGHT = 24;
+  /** The top of the plot under a legend of one row; each further row of the legend moves it down by this much. */
   static final int TOP = 60;
+  static final int LEGEND_ROW = 18;
   static final int PLOT_HEIGHT = 260;
   private static final int AXIS_HEIGHT = 48;
   private static final String FONT = "font-family=\"Helvetica, Arial, sans-serif\"";
@@ -29,11 +31,16 @@ final class SvgLineChart {
    *
    * @param name the legend text
    * @param colour a CSS colour
+   * @param dashed whether the line is drawn dashed (to tell apart more lines than there are colours)
    * @param points in x order
    */
-  record Line(String name, String colour, List<Point> points) {
+  record Line(String name, String colour, boolean dashed, List<Point> points) {
     Line {
       points = List.copyOf(points);
+    }
+
+    Line(String name, String colour, List<Point> points) {
+      this(name, colour, false, points);
     }
   }
 
@@ -101,15 +108,40 @@ final class SvgLineChart {
   }
 
   /** @return the vertical position of {@code y} on an axis ending at {@code yMax} */
-  static double y(double y, double yMax) {
-    return TOP + PLOT_HEIGHT - y / yMax * PLOT_HEIGHT;
+  double y(double y, double yMax) {
+    return top() + PLOT_HEIGHT - y / yMax * PLOT_HEIGHT;
+  }
+
+  /** @return the top of the plot: below the legend's rows */
+  int top() {
+    return TOP + (legendRows() - 1) * LEGEND_ROW;
+  }
+
+  /** @return the rows the legend takes: entries are laid left to right and wrap before the right margin */
+  int legendRows() {
+    int rows = 1;
+    double x = 16;
+    for (Line line : lines) {
+      double width = legendWidth(line);
+      if (x > 16 && x + width > WIDTH - RIGHT) {
+        rows++;
+        x = 16;
+      }
+      x += width;
+    }
+    return rows;
+  }
+
+  private static double legendWidth(Line line) {
+    return 16 + line.name().length() * 7 + 18;
   }
 
   /** @return the complete SVG document */
   String svg() {
     double xMax = xMax();
     double yMax = yMax();
-    int height = TOP + PLOT_HEIGHT + AXIS_HEIGHT;
+    int top = top();
+    int height = top + PLOT_HEIGHT + AXIS_HEIGHT;
     StringBuilder out = new StringBuilder();
     out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.append(format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
@@ -122,35 +154,38 @@ final class SvgLineChart {
     if (band != null) {
       double from = x(band.from(), xMax);
       out.append(format("<rect class=\"band\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f0e442\""
-          + " fill-opacity=\"0.25\"><title>%s</title></rect>\n", from, TOP, x(band.until(), xMax) - from, PLOT_HEIGHT,
+          + " fill-opacity=\"0.25\"><title>%s</title></rect>\n", from, top, x(band.until(), xMax) - from, PLOT_HEIGHT,
           SvgBarChart.escape(band.label())));
-      out.append(format("<text class=\"band-label\" x=\"%.1f\" y=\"%d\" %s font-size=\"11\" fill=\"#000000\">%s</text>\n",
-          from + 4, TOP + 12, FONT, SvgBarChart.escape(band.label())));
+      out.append(format("<text class=\"band-label\" x=\"%.1f\" y=\"%d\" %s font-size=\"11\" fill=\"#000000\">"
+          + "%s</text>\n",
+          from + 4, top + 12, FONT, SvgBarChart.escape(band.label())));
     }
     double yStep = SvgBarChart.tickStep(yMax);
     for (long i = 0; i <= Math.round(yMax / yStep); i++) {
       double tick = i * yStep;
       double at = y(tick, yMax);
-      out.append(format("<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>\n", LEFT,
-          at, LEFT + plotWidth(), at, tick == 0 ? "#000000" : "#d9d9d9"));
+      out.append(format("<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>\n",
+          LEFT, at, LEFT + plotWidth(), at, tick == 0 ? "#000000" : "#d9d9d9"));
       out.append(format("<text class=\"y-tick\" x=\"%d\" y=\"%.1f\" %s font-size=\"12\" fill=\"#000000\""
-          + " text-anchor=\"end\">%s</text>\n", LEFT - 6, at + 4, FONT, SvgBarChart.escape(SvgBarChart.tickLabel(tick, yStep))));
+          + " text-anchor=\"end\">%s</text>\n", LEFT - 6, at + 4, FONT,
+          SvgBarChart.escape(SvgBarChart.tickLabel(tick, yStep))));
     }
     double xStep = SvgBarChart.tickStep(xMax);
     for (long i = 0; i <= Math.round(xMax / xStep); i++) {
       double tick = i * xStep;
       double at = x(tick, xMax);
       out.append(format("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1\"/>\n", at,
-          TOP, at, TOP + PLOT_HEIGHT, tick == 0 ? "#000000" : "#d9d9d9"));
+          top, at, top + PLOT_HEIGHT, tick == 0 ? "#000000" : "#d9d9d9"));
       out.append(format("<text class=\"x-tick\" x=\"%.1f\" y=\"%d\" %s font-size=\"12\" fill=\"#000000\""
-          + " text-anchor=\"middle\">%s</text>\n", at, TOP + PLOT_HEIGHT + 16, FONT, SvgBarChart.escape(SvgBarChart.tickLabel(tick, xStep))));
+          + " text-anchor=\"middle\">%s</text>\n", at, top + PLOT_HEIGHT + 16, FONT,
+          SvgBarChart.escape(SvgBarChart.tickLabel(tick, xStep))));
     }
     out.append(format("<text class=\"x-label\" x=\"%.1f\" y=\"%d\" %s font-size=\"13\" fill=\"#000000\""
-        + " text-anchor=\"middle\">%s</text>\n", LEFT + plotWidth() / 2, TOP + PLOT_HEIGHT + 38, FONT,
+        + " text-anchor=\"middle\">%s</text>\n", LEFT + plotWidth() / 2, top + PLOT_HEIGHT + 38, FONT,
         SvgBarChart.escape(xLabel)));
     out.append(format("<text class=\"y-label\" x=\"%d\" y=\"%d\" %s font-size=\"13\" fill=\"#000000\""
-        + " text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">%s</text>\n", 16, TOP + PLOT_HEIGHT / 2, FONT, 16,
-        TOP + PLOT_HEIGHT / 2, SvgBarChart.escape(yLabel)));
+        + " text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">%s</text>\n", 16, top + PLOT_HEIGHT / 2, FONT, 16,
+        top + PLOT_HEIGHT / 2, SvgBarChart.escape(yLabel)));
     for (Line line : lines) {
       StringBuilder points = new StringBuilder();
       for (Point point : line.points()) {
@@ -159,8 +194,9 @@ final class SvgLineChart {
               .append(format("%.1f,%.1f", x(point.x(), xMax), y(point.y(), yMax)));
         }
       }
-      out.append(format("<polyline class=\"line\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\">"
-          + "<title>%s</title></polyline>\n", points, line.colour(), SvgBarChart.escape(line.name())));
+      out.append(format("<polyline class=\"line\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s>"
+          + "<title>%s</title></polyline>\n", points, line.colour(), line.dashed() ? " stroke-dasharray=\"6 3\"" : "",
+          SvgBarChart.escape(line.name())));
     }
     out.append("</svg>\n");
     return out.toString();
@@ -170,10 +206,21 @@ final class SvgLineChart {
     double x = 16;
     int y = 34;
     for (Line line : lines) {
-      out.append(format("<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y, line.colour()));
+      double width = legendWidth(line);
+      if (x > 16 && x + width > WIDTH - RIGHT) {
+        y += LEGEND_ROW;
+        x = 16;
+      }
+      if (line.dashed()) {
+        out.append(format("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\""
+            + " stroke-dasharray=\"4 2\"/>\n", x, y + 6, x + 12, y + 6, line.colour()));
+      } else {
+        out.append(format("<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y,
+            line.colour()));
+      }
       out.append(format("<text class=\"legend\" x=\"%.1f\" y=\"%d\" %s font-size=\"12\" fill=\"#000000\">%s</text>\n",
           x + 16, y + 11, FONT, SvgBarChart.escape(line.name())));
-      x += 16 + line.name().length() * 7 + 18;
+      x += width;
     }
   }
 

@@ -52,7 +52,7 @@ class SvgLineChartTest {
     assertThat(chart.xMax()).isEqualTo(15);
     assertThat(held).hasSize(2);
     assertThat(held.get(1)[0]).isCloseTo(SvgLineChart.x(12, 15), within(0.1));
-    assertThat(held.get(1)[1]).isCloseTo(SvgLineChart.y(400, 1_000), within(0.1));
+    assertThat(held.get(1)[1]).isCloseTo(chart.y(400, 1_000), within(0.1));
     assertThat(number(band, "x")).isCloseTo(SvgLineChart.x(2, 15), within(0.1));
     assertThat(number(band, "width")).isCloseTo(SvgLineChart.plotWidth() * 12 / 15, within(0.1));
   }
@@ -73,6 +73,29 @@ class SvgLineChartTest {
     assertThat(texts(svg, "y-tick")).containsExactly("0", "200", "400", "600", "800", "1,000");
     assertThat(texts(svg, "x-tick")).containsExactly("0", "5", "10", "15");
     assertThat(svg.getDocumentElement().getAttribute("width")).isEqualTo(String.valueOf(SvgLineChart.WIDTH));
+  }
+
+  @Test
+  void a_legend_too_wide_for_one_row_wraps_and_moves_the_plot_down_and_a_dashed_line_is_drawn_dashed()
+      throws Exception {
+    List<SvgLineChart.Line> lines = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      lines.add(new SvgLineChart.Line("relation number " + i, "#0072B2", i >= 8,
+          List.of(new SvgLineChart.Point(0, 1), new SvgLineChart.Point(1, 2))));
+    }
+    SvgLineChart chart = new SvgLineChart("Sizes", "minutes", "MiB", lines, null);
+
+    Document svg = parse(chart.svg());
+    List<Element> legend = byClass(svg, "text", "legend");
+    List<Element> drawn = byClass(svg, "polyline", "line");
+
+    assertThat(chart.legendRows()).isGreaterThan(1);
+    assertThat(chart.top()).isEqualTo(SvgLineChart.TOP + (chart.legendRows() - 1) * SvgLineChart.LEGEND_ROW);
+    assertThat(legend).hasSize(12).allSatisfy(text -> assertThat(number(text, "x")).isLessThan(SvgLineChart.WIDTH));
+    assertThat(number(legend.get(11), "y")).isGreaterThan(number(legend.get(0), "y"));
+    assertThat(points(drawn.get(0)).get(0)[1]).isCloseTo(chart.top() + SvgLineChart.PLOT_HEIGHT / 2.0, within(0.1));
+    assertThat(drawn.get(0).getAttribute("stroke-dasharray")).isEmpty();
+    assertThat(drawn.get(8).getAttribute("stroke-dasharray")).isNotEmpty();
   }
 
   @Test
