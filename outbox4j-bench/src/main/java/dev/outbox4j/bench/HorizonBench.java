@@ -94,7 +94,7 @@ final class HorizonBench {
       runs.forEach(run -> report.append("- ").append(HorizonReport.stream(run)));
       report.append("\n");
       boolean deadTuples = options.db().equals("postgresql");
-      for (HorizonReport.Metric metric : HorizonReport.metrics(probe.horizonUnit(), deadTuples)) {
+      for (HorizonReport.Metric metric : HorizonReport.metrics(probe.horizonUnit, deadTuples)) {
         HorizonReport.write(HorizonReport.chart(metric, runs, subtitle), directory,
             stem + "-" + rate + "-" + metric.file() + ".svg", charts);
       }
@@ -104,7 +104,7 @@ final class HorizonBench {
       }
       for (HorizonRun.Series run : runs) {
         report.append("### Series, ").append(run.settings().name()).append("\n\n")
-            .append(HorizonReport.table(run, probe.horizonUnit())).append("\n");
+            .append(HorizonReport.table(run, probe.horizonUnit)).append("\n");
       }
     }
     report.append("Load average after: ").append(BenchMain.loadAverage()).append("\n\n## Charts\n\n");

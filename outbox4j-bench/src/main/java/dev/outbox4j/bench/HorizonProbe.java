@@ -1,6 +1,5 @@
 package dev.outbox4j.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,21 +25,21 @@ abstract class HorizonProbe {
   /** One table or index of the outbox. {@code deadTuples} is -1 where the database does not count them. */
   record Relation(String name, boolean index, long deadTuples, long bytes) {}
 
-  /** The clean-up horizon: {@code age} in the database's unit ({@link #horizonUnit()}). */
+  /** The clean-up horizon: {@code age} in the database's unit ({@link #horizonUnit}). */
   record Horizon(double age, double oldestTransactionSeconds) {}
 
   final HorizonOptions options;
+  /** What {@link Horizon#age()} counts, for labels. */
+  final String horizonUnit;
 
-  HorizonProbe(HorizonOptions options) {
+  HorizonProbe(HorizonOptions options, String horizonUnit) {
     this.options = options;
+    this.horizonUnit = horizonUnit;
   }
 
   static HorizonProbe of(HorizonOptions options) {
     return options.db().equals("mariadb") ? new MariaDb(options) : new Postgres(options);
   }
-
-  /** @return what {@link Horizon#age()} counts, for labels */
-  abstract String horizonUnit();
 
   /** @return the database's version line */
   abstract String version(Connection connection) throws SQLException;
@@ -58,15 +57,9 @@ abstract class HorizonProbe {
   /** Sets what the holding session needs so that nothing but the run ends its transaction. */
   void prepareHolder(Connection connection) throws SQLException {}
 
-  HikariDataSource pool(String name, int size, boolean autoCommit) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(options.url());
-    config.setUsername(options.user());
-    config.setPoolName("bench-hz-" + name);
-    config.setMaximumPoolSize(size);
-    config.setMinimumIdle(size);
-    config.setAutoCommit(autoCommit);
-    return new HikariDataSource(config);
+  /** @return a pool of {@code size} connections, all opened before this returns */
+  HikariDataSource pool(String name, int size, boolean autoCommit) throws SQLException {
+    return BenchDatabase.pool(options.url(), options.user(), "hz-" + name, size, autoCommit, null);
   }
 
   Connection connect() throws SQLException {
@@ -84,12 +77,7 @@ abstract class HorizonProbe {
   /** PostgreSQL: {@code pg_stat_user_tables}, {@code pg_table_size}, {@code pg_stat_activity}. */
   static final class Postgres extends HorizonProbe {
     Postgres(HorizonOptions options) {
-      super(options);
-    }
-
-    @Override
-    String horizonUnit() {
-      return "age of the oldest xmin (transactions)";
+      super(options, "age of the oldest xmin (transactions)");
     }
 
     @Override
@@ -156,12 +144,7 @@ abstract class HorizonProbe {
   /** MariaDB: {@code information_schema.TABLES}, {@code mysql.innodb_index_stats}, the history list length. */
   static final class MariaDb extends HorizonProbe {
     MariaDb(HorizonOptions options) {
-      super(options);
-    }
-
-    @Override
-    String horizonUnit() {
-      return "history list length (undo records)";
+      super(options, "history list length (undo records)");
     }
 
     @Override
