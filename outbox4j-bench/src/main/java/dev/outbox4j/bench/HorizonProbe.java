@@ -31,10 +31,13 @@ abstract class HorizonProbe {
   final HorizonOptions options;
   /** What {@link Horizon#age()} counts, for labels. */
   final String horizonUnit;
+  private final String versionQuery;
 
-  HorizonProbe(HorizonOptions options, String horizonUnit) {
+  /** @param versionQuery a query of one text: the database's version and the settings that matter here */
+  HorizonProbe(HorizonOptions options, String horizonUnit, String versionQuery) {
     this.options = options;
     this.horizonUnit = horizonUnit;
+    this.versionQuery = versionQuery;
   }
 
   static HorizonProbe of(HorizonOptions options) {
@@ -42,7 +45,9 @@ abstract class HorizonProbe {
   }
 
   /** @return the database's version line */
-  abstract String version(Connection connection) throws SQLException;
+  String version(Connection connection) throws SQLException {
+    return single(connection, versionQuery);
+  }
 
   /** Drops the outbox tables (the store's migrations create them again). */
   abstract void dropOutbox() throws SQLException;
@@ -77,14 +82,9 @@ abstract class HorizonProbe {
   /** PostgreSQL: {@code pg_stat_user_tables}, {@code pg_table_size}, {@code pg_stat_activity}. */
   static final class Postgres extends HorizonProbe {
     Postgres(HorizonOptions options) {
-      super(options, "age of the oldest xmin (transactions)");
-    }
-
-    @Override
-    String version(Connection connection) throws SQLException {
-      return single(connection, "SELECT split_part(version(), ' on ', 1) || ', autovacuum_naptime '"
-          + " || current_setting('autovacuum_naptime') || ', autovacuum_vacuum_scale_factor '"
-          + " || current_setting('autovacuum_vacuum_scale_factor')");
+      super(options, "age of the oldest xmin (transactions)", "SELECT split_part(version(), ' on ', 1)"
+          + " || ', autovacuum_naptime ' || current_setting('autovacuum_naptime')"
+          + " || ', autovacuum_vacuum_scale_factor ' || current_setting('autovacuum_vacuum_scale_factor')");
     }
 
     @Override
@@ -144,13 +144,8 @@ abstract class HorizonProbe {
   /** MariaDB: {@code information_schema.TABLES}, {@code mysql.innodb_index_stats}, the history list length. */
   static final class MariaDb extends HorizonProbe {
     MariaDb(HorizonOptions options) {
-      super(options, "history list length (undo records)");
-    }
-
-    @Override
-    String version(Connection connection) throws SQLException {
-      return single(connection, "SELECT concat('MariaDB ', version(), ', innodb_purge_threads ',"
-          + " @@innodb_purge_threads)");
+      super(options, "history list length (undo records)",
+          "SELECT concat('MariaDB ', version(), ', innodb_purge_threads ', @@innodb_purge_threads)");
     }
 
     @Override

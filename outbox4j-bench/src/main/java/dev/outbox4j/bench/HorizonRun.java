@@ -45,6 +45,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The transport also checks the stream: a message delivered again is a duplicate, one delivered after a later
  * message of its key is reordered, and one never delivered by the end is lost.
+ *
+ * <p>One instance is one run ({@link #run} makes it); its counters are shared by the writer, relay, sampler and timer
+ * threads and are thread-safe.
  */
 final class HorizonRun {
   private static final String INDEX_HEADER = "bench-index";
