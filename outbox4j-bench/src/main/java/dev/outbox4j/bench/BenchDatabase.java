@@ -43,17 +43,30 @@ final class BenchDatabase {
    * @param initSql run on every new connection, or {@code null}
    */
   HikariDataSource pool(String name, int size, boolean autoCommit, @Nullable String initSql) throws SQLException {
+    return pool(options.jdbcUrl(), options.user(), name, size, autoCommit, initSql);
+  }
+
+  /**
+   * A pool on any database (PostgreSQL's connections carry our application name, see {@link CpuMeter}).
+   *
+   * @param url the database's JDBC URL
+   * @param user the database user (no password)
+   */
+  static HikariDataSource pool(String url, String user, String name, int size, boolean autoCommit,
+      @Nullable String initSql) throws SQLException {
     HikariConfig config = new HikariConfig();
     if (initSql != null) {
       config.setConnectionInitSql(initSql);
     }
-    config.setJdbcUrl(options.jdbcUrl());
-    config.setUsername(options.user());
+    config.setJdbcUrl(url);
+    config.setUsername(user);
     config.setPoolName("bench-" + name);
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(size);
     config.setAutoCommit(autoCommit);
-    config.addDataSourceProperty("ApplicationName", APPLICATION_NAME + "-" + name);
+    if (url.startsWith("jdbc:postgresql:")) {
+      config.addDataSourceProperty("ApplicationName", APPLICATION_NAME + "-" + name);
+    }
     HikariDataSource pool = new HikariDataSource(config);
     List<Connection> held = new ArrayList<>();
     try {

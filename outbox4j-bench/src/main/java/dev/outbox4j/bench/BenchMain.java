@@ -31,6 +31,7 @@ import java.util.Set;
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 20000 --runs 2 --only kafka,rabbitmq,nats"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="claim-backlog --db mariadb"   (ClaimBacklogBench)
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="horizon"    (HorizonBench; also "soak")
  * </pre>
  *
  * <p>{@code test-compile}, not {@code compile}: the in-process Kafka broker comes from outbox4j-kafka's test classes.
@@ -58,6 +59,10 @@ public final class BenchMain {
     if (args.length > 0 && args[0].equals("claim-backlog")) {
       ClaimBacklogBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
+    }
+    if (args.length > 0 && (args[0].equals("horizon") || args[0].equals("soak"))) {
+      System.exit(HorizonBench.run(java.util.Arrays.copyOfRange(args, 1, args.length), args[0].equals("soak"),
+          System.out, System.err));
     }
     // Exits explicitly: the in-process Kafka broker's threads would otherwise keep the JVM (and exec:java) waiting.
     System.exit(run(args, System.out, System.err));
@@ -291,7 +296,7 @@ public final class BenchMain {
     }
   }
 
-  private static String loadAverage() {
+  static String loadAverage() {
     try {
       String[] parts = Files.readString(Path.of("/proc/loadavg")).split(" ");
       return parts[0] + " " + parts[1] + " " + parts[2];

@@ -249,11 +249,11 @@ final class SvgBarChart {
     return LEFT + value / axisMax * plotWidth();
   }
 
-  private static String tickLabel(double tick, double step) {
+  static String tickLabel(double tick, double step) {
     return step >= 1 ? format("%,.0f", tick) : format("%,." + (int) Math.ceil(-Math.log10(step)) + "f", tick);
   }
 
-  private static String escape(String text) {
+  static String escape(String text) {
     StringBuilder out = new StringBuilder(text.length());
     for (char c : text.toCharArray()) {
       switch (c) {

@@ -3,19 +3,18 @@ package dev.outbox4j.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+import static dev.outbox4j.bench.SvgDocuments.byClass;
+import static dev.outbox4j.bench.SvgDocuments.number;
+import static dev.outbox4j.bench.SvgDocuments.parse;
+import static dev.outbox4j.bench.SvgDocuments.texts;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 /**
  * The charts on fixed figures: each document parses as XML, bars and whiskers are where their values put them, and
@@ -188,31 +187,5 @@ class SvgBarChartTest {
     assertThat(parse(Files.readString(directory.resolve("latest-" + Charts.DRAIN))).getDocumentElement()
         .getTagName()).isEqualTo("svg");
     assertThat(directory.resolve("latest-" + Charts.LATENCY)).doesNotExist();
-  }
-
-  private static Document parse(String svg) throws Exception {
-    DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-    factory.setNamespaceAware(true);
-    return factory.newDocumentBuilder().parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
-  }
-
-  private static List<Element> byClass(Document svg, String tag, String cssClass) {
-    NodeList nodes = svg.getElementsByTagName(tag);
-    List<Element> found = new ArrayList<>();
-    for (int i = 0; i < nodes.getLength(); i++) {
-      Element element = (Element) nodes.item(i);
-      if (element.getAttribute("class").equals(cssClass)) {
-        found.add(element);
-      }
-    }
-    return found;
-  }
-
-  private static List<String> texts(Document svg, String cssClass) {
-    return byClass(svg, "text", cssClass).stream().map(Element::getTextContent).toList();
-  }
-
-  private static double number(Element element, String attribute) {
-    return Double.parseDouble(element.getAttribute(attribute));
   }
 }
