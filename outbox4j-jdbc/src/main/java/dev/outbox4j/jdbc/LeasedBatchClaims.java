@@ -64,6 +64,12 @@ import org.jspecify.annotations.Nullable;
  * row gone and changes nothing (its claims are lost). A relay of the previous release that claimed with leased rows is
  * fenced by its token, which a takeover clears.
  *
+ * <p>A completion commits without waiting for the WAL flush: a crash of the server can only undo it whole, and then its
+ * entries are back in their batch, under the lease, and are sent again after it: duplicates, as at-least-once allows,
+ * never an early copy. Nothing can be sent on the strength of a lost completion either: the claim that hands out the
+ * next entry of a key commits waiting for the flush, and the WAL is flushed in order, so the completion before it is
+ * durable by then (and, with a synchronous standby, on the standby).
+ *
  * <p>Thread-safe. The batches this store claimed are remembered (their entries not completed yet), so that a completion
  * knows whether it finishes its batch; completions of one batch are serialised in this store.
  */
@@ -460,10 +466,15 @@ final class LeasedBatchClaims {
     // The batch row's change comes first in the WITH and gates the outcome as a one-time filter; the entries are found
     // through "seq = ANY" (the claim index, one probe per entry) and only then matched with their versions (a join with
     // the unnest let the planner hash the whole outbox when its statistics showed a backlog).
+    // The completion commits without waiting for the WAL flush (this transaction only; see the class comment): a
+    // completion lost in a crash is undone as a whole, batch row included, so its entries are sent again after the
+    // lease, never early; and any later claim, which waits for the flush, makes it durable first.
     String sql = "WITH mine AS (" + mine + ") " + change + " WHERE o.seq = ANY(?::bigint[])"
         + (versioned ? " AND o." + WAITING + " AND (o.seq, o.version) IN (SELECT v.seq, v.version"
             + " FROM unnest(?::bigint[], ?::bigint[]) AS v(seq, version))" : "")
-        + " AND EXISTS (SELECT 1 FROM mine)" + (change.startsWith("SELECT") ? "" : " RETURNING o.seq");
+        + " AND EXISTS (SELECT 1 FROM mine)"
+        + " AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL"
+        + (change.startsWith("SELECT") ? "" : " RETURNING o.seq");
     return connections.autoCommit(what, c -> {
       try (PreparedStatement statement = c.prepareStatement(sql)) {
         int next = 1;
