@@ -51,10 +51,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Why two claims never take one entry: a claim that got an entry's lock after another claim released it (at its
  * commit) reads the claim table afterwards, with a snapshot that contains that commit, so it sees the other batch's row.
  * Why a candidate is still its key's head: see {@link ClaimSql}. The transaction sets
- * {@code idle_in_transaction_session_timeout} to the lease, so a relay frozen between statements (SIGSTOP, a long
- * pause) loses its locks by the server's hand; every statement's answer is small, so the server never waits on a
- * frozen client's socket inside the transaction. Nothing is kept in a session, so the claim runs through a
- * transaction-pooling proxy (PgBouncer in transaction mode).
+ * {@code idle_in_transaction_session_timeout} to the lease (at least {@link #MIN_IDLE_IN_CLAIM}), so a relay frozen
+ * between statements (SIGSTOP, a long pause) loses its locks by the server's hand; every statement's answer is small,
+ * so the server never waits on a frozen client's socket inside the transaction. Nothing is kept in a session, so the
+ * claim runs through a transaction-pooling proxy (PgBouncer in transaction mode).
  *
  * <h2>Completions: one statement each</h2>
  * A completion changes the batch row first (trims the completed entries from it, or deletes it with its last entry),
@@ -106,6 +106,8 @@ final class LeasedBatchClaims {
   }
 
   private static final String WAITING = "status IN ('PENDING', 'FAILED')";
+  /** The shortest time the server lets a claim's transaction sit idle before it ends it (a frozen relay's). */
+  static final Duration MIN_IDLE_IN_CLAIM = Duration.ofSeconds(5);
   /** A version that matches any: for entries that only leave their batch, whatever their state. */
   private static final long UNVERSIONED = -1;
 
@@ -229,7 +231,10 @@ final class LeasedBatchClaims {
    */
   Locked lock(Connection c, int limit, Instant now, Duration lease) throws SQLException {
     try (Statement set = c.createStatement()) {
-      set.execute("SET LOCAL idle_in_transaction_session_timeout = " + Math.max(1, lease.toMillis()));
+      // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
+      // millisecond) would have the server end the claim's session between its statements.
+      set.execute("SET LOCAL idle_in_transaction_session_timeout = "
+          + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()));
     }
     int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
     if (headsFirst) {

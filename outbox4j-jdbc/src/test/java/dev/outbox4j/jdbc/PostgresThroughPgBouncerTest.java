@@ -1,6 +1,7 @@
 package dev.outbox4j.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -16,6 +17,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -41,6 +43,7 @@ class PostgresThroughPgBouncerTest {
   static Path directory;
 
   private static Process bouncer;
+  private static int bouncerPort;
   private static HikariDataSource throughBouncer;
   private static HikariDataSource secondThroughBouncer;
 
@@ -78,14 +81,18 @@ class PostgresThroughPgBouncerTest {
     bouncer = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(directory.resolve("stdout.log").toFile()).start();
     awaitListening(port);
+    bouncerPort = port;
     throughBouncer = pool(port, 6);
     secondThroughBouncer = pool(port, 6);
   }
 
+  private static String url(int port) {
+    return "jdbc:postgresql://127.0.0.1:" + port + "/" + RunDatabases.name() + "?user=postgres&prepareThreshold=0";
+  }
+
   private static HikariDataSource pool(int port, int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + port + "/" + RunDatabases.name()
-        + "?user=postgres&prepareThreshold=0");
+    config.setJdbcUrl(url(port));
     config.setMaximumPoolSize(size);
     return new HikariDataSource(config);
   }
@@ -170,5 +177,51 @@ class PostgresThroughPgBouncerTest {
     assertThat(received).hasSize(10);
     received.values().forEach(sequence -> assertThat(sequence).isSorted().doesNotHaveDuplicates()
         .hasSize(perKey));
+  }
+
+  /**
+   * A relay process SIGKILLed through PgBouncer while inside a claim's transaction, with a committed batch in flight:
+   * PgBouncer drops the dirty server connection, so the locks of the open transaction go at once, while the committed
+   * batch waits for its lease; PgBouncer goes on serving every other client.
+   */
+  @Test
+  void a_relay_killed_inside_a_claim_through_pgbouncer_leaves_no_lock_and_its_batch_waits_for_its_lease()
+      throws Exception {
+    TestDatabase.truncate(TestDatabase.POSTGRES.pool(PREFIX), TableNames.withPrefix(PREFIX));
+    JdbcOutboxStore survivor = JdbcOutboxStore.builder(throughBouncer).withTablePrefix(PREFIX).build();
+    for (int i = 0; i < 10; i++) {
+      survivor.enqueue(Message.builder().withDestination("d").withOrderingKey("k" + i).build());
+    }
+    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        classPath, PgBouncerClaimer.class.getName(), url(bouncerPort), PREFIX, "5", "10").redirectErrorStream(true)
+        .start();
+    try (java.io.BufferedReader out = new java.io.BufferedReader(
+        new java.io.InputStreamReader(relay.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+      List<String> lines = new ArrayList<>();
+      for (String line = out.readLine(); line != null && !line.startsWith("LOCKED"); line = out.readLine()) {
+        lines.add(line);
+      }
+      assertThat(lines).as("the relay's output").contains("CLAIMED 5");
+      relay.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL, inside the claim's transaction
+    } finally {
+      relay.destroyForcibly();
+    }
+    List<Claim> free = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(8)).until(() -> {
+      free.addAll(survivor.claim(10, Instant.now(), LEASE)); // the dead transaction's locks go with its connection
+      return free.size() >= 5;
+    });
+    assertThat(free).as("the entries the killed transaction had locked, and only those").hasSize(5);
+    assertThat(survivor.stats(Instant.now()).inFlight()).as("with the killed relay's committed batch").isEqualTo(10);
+    assertThat(survivor.markDelivered(free, Instant.now())).isEmpty();
+    List<Claim> takenOver = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      takenOver.addAll(survivor.claim(10, Instant.now(), LEASE)); // once the 10 s lease has passed
+      return takenOver.size() >= 5;
+    });
+    assertThat(takenOver).hasSize(5);
+    assertThat(survivor.markDelivered(takenOver, Instant.now())).isEmpty();
+    assertThat(survivor.stats(Instant.now()).pending()).isZero();
   }
 }
