@@ -33,6 +33,22 @@ import org.jspecify.annotations.Nullable;
  * entry), the mutation changes nothing and reports the loss. A mutation whose claim expired but was not taken over still
  * applies: nobody else holds the entry, and refusing a confirmed delivery would only cause a duplicate.
  *
+ * <h3>Runs of a key</h3>
+ * {@link #claim(int, Instant, Duration, int)} may hand out, with a key's head, the entries right behind it: a run,
+ * for a transport that delivers a batch atomically and in order ({@link AtomicBatches}). A run is the head (claimable
+ * by the rules above) followed by the key's next undelivered entries in commit order, each pending (never failed,
+ * quarantined or parked), available and under no unexpired claim; it ends before the first entry that is not. Nothing
+ * behind a run's end is handed out. All claims of one call share a token, and the store completes each on its own.
+ *
+ * <h3>Entries in doubt</h3>
+ * A claim that expires with nothing recorded (no delivery, failure, postponement, quarantine or release: its relay
+ * died, froze, or left the outcome unknown) may have sent its entries. When another claim takes such an entry over,
+ * the store marks it in doubt: {@link Claim#inDoubtSince()} is the time of the earliest claim since the entry's last
+ * recorded outcome, and stays so through further takeovers. {@link #markFailed}, {@link #postpone} and
+ * {@link #quarantine} record an outcome and clear the mark; {@link #markDelivered} retires the entry; {@link #release}
+ * (the claim sent nothing) keeps it. The relay asks a transport that can tell ({@link AtomicBatches#deliveredEarlier})
+ * which entries in doubt already landed before it records anything about them.
+ *
  * <h2>Entry face (for hosts that drive delivery themselves, and for tools)</h2>
  * {@link #enqueue}, {@link #find}, {@link #findPending}, {@link #findRetryReady} return candidates, not claims. The
  * mutations take the entry as the caller read it and fail with {@link OptimisticConflictException} when its version
@@ -75,6 +91,29 @@ public interface OutboxStore {
    * @throws IllegalArgumentException if limit or lease is not positive
    */
   List<Claim> claim(int limit, Instant now, Duration lease);
+
+  /**
+   * Claims as {@link #claim(int, Instant, Duration)} does, and may add to each key's head the run of entries right
+   * behind it, up to {@code maxRun} entries of a key in all (see "Runs of a key" above). {@code limit} counts every
+   * claim, runs included.
+   *
+   * <p>The default ignores {@code maxRun} and claims one entry per key: a run is allowed, never required. The stores of
+   * this project hand out runs.
+   *
+   * @param limit the most entries to claim; positive
+   * @param now the current time
+   * @param lease how long the claims hold; positive
+   * @param maxRun the most entries of one key; positive ({@code 1}: heads only)
+   * @return the claims in {@code seq} order, all sharing one new token; a key's claims are its head and the entries
+   *     right behind it, without a gap
+   * @throws IllegalArgumentException if limit, lease or maxRun is not positive
+   */
+  default List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
+    if (maxRun < 1) {
+      throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
+    }
+    return claim(limit, now, lease);
+  }
 
   /**
    * Retires entries whose delivery the transport confirmed: deletes them or marks them delivered, as the store's

@@ -4,6 +4,7 @@ import dev.outbox4j.Message;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Takes a message to its destination: a Kafka topic, a RabbitMQ exchange, a NATS subject, an HTTP endpoint, or an
@@ -73,6 +74,22 @@ public interface Transport extends AutoCloseable {
    */
   default Duration maxAnswerTime() {
     return Duration.ZERO;
+  }
+
+  /**
+   * The side of this transport that delivers a batch of this destination atomically and in order, when it has one (a
+   * transactional Kafka transport): the relay then claims runs of a key and sends them, with the rest of the batch's
+   * messages for the same {@link AtomicBatches}, in one {@link AtomicBatches#deliverAll} call. A transport that routes
+   * destinations to other transports answers for the one it routes to.
+   *
+   * <p>The default, {@code null}, means one message at a time through {@link #deliver}, with one entry of a key in
+   * flight.
+   *
+   * @param destination a destination
+   * @return its atomic batches, or {@code null}
+   */
+  default @Nullable AtomicBatches atomicBatches(String destination) {
+    return null;
   }
 
   /** Releases the broker connection. The default does nothing. Must not throw checked exceptions. */

@@ -190,11 +190,13 @@ class DashboardBrowserTest {
         wait.until(d -> "webhooks (http)".equals(cell(d, "orders", "transport")));
         wait.until(d -> cellNumber(d, "orders", "blocked") == 3);
         wait.until(d -> cellNumber(d, "orders", "rate") > 0);
-        assertThat(wait.until(d -> cell(d, "orders", "state"))).isEqualTo("flowing"); // null while the table is redrawn
+        String ordersState = wait.until(d -> cell(d, "orders", "state")); // null while the table is redrawn
+        assertThat(ordersState).isEqualTo("flowing");
         wait.until(d -> "no route".equals(cell(d, "nowhere", "transport")) && cellNumber(d, "nowhere", "quarantined") == 1);
         wait.until(d -> "0".equals(cell(d, "nowhere", "blocked"))); // the table is redrawn every second
         wait.until(d -> "webhooks (http)".equals(cell(d, "legacy-erp", "transport")));
-        assertThat(wait.until(d -> cell(d, "legacy-erp", "state"))).isIn("flowing", "paused", "probing");
+        String legacyState = wait.until(d -> cell(d, "legacy-erp", "state"));
+        assertThat(legacyState).isIn("flowing", "paused", "probing");
         assertThat(driver.findElements(By.cssSelector("#destinations-table th")).stream().map(WebElement::getText)
             .toList()).containsSubsequence("destination", "transport", "state", "waiting", "blocked", "in flight",
                 "quarantined", "delivered / s", "oldest waiting", "oldest blocked");
