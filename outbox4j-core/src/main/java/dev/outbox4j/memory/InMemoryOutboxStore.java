@@ -58,6 +58,10 @@ public final class InMemoryOutboxStore implements OutboxStore {
     OutboxEntry entry;
     @Nullable UUID claimToken;
     @Nullable Instant leaseUntil;
+    /** When the current (or last, if it expired unrecorded) claim was made. */
+    @Nullable Instant claimedAt;
+    /** See {@link Claim#inDoubtSince()}: the earliest claim since the last recorded outcome that expired unrecorded. */
+    @Nullable Instant inDoubtSince;
 
     Row(OutboxEntry entry) {
       this.entry = entry;
@@ -154,34 +158,70 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<Claim> claim(int limit, Instant now, Duration lease) {
+    return claim(limit, now, lease, 1);
+  }
+
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
+    if (maxRun < 1) {
+      throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
+    }
     UUID token = UUID.randomUUID();
     Instant leaseUntil = now.plus(lease);
-    List<Claim> claims = new ArrayList<>();
+    List<Row> taken = new ArrayList<>();
     synchronized (lock) {
-      Set<String> keysSeen = new HashSet<>();
+      // a key's run so far: how many of its entries are taken, or -1 once its run ended (or its head was not claimable)
+      Map<String, Integer> runs = new HashMap<>();
       for (Row row : undelivered.values()) {
         String key = row.entry.message().orderingKey().orElse(null);
-        if (key != null && !keysSeen.add(key)) {
-          continue; // not the head of its key
-        }
-        if (isClaimable(row, now)) {
-          row.claimToken = token;
-          row.leaseUntil = leaseUntil;
-          row.entry = bump(row.entry);
-          claims.add(new Claim(row.entry, token, leaseUntil));
-          if (claims.size() == limit) {
-            break;
+        if (key == null) {
+          if (isClaimable(row, now)) {
+            taken.add(row);
+          }
+        } else {
+          Integer run = runs.get(key);
+          if (run == null) {
+            boolean head = isClaimable(row, now);
+            runs.put(key, head ? 1 : -1);
+            if (head) {
+              taken.add(row);
+            }
+          } else if (run > 0 && run < maxRun && continuesRun(row, now)) {
+            runs.put(key, run + 1);
+            taken.add(row);
+          } else {
+            runs.put(key, -1);
           }
         }
+        if (taken.size() == limit) {
+          break;
+        }
       }
+      List<Claim> claims = new ArrayList<>(taken.size());
+      for (Row row : taken) {
+        if (row.claimToken != null) {
+          // its previous claim expired with nothing recorded: a send under it may have landed
+          row.inDoubtSince = row.inDoubtSince != null ? row.inDoubtSince : row.claimedAt;
+        }
+        row.claimToken = token;
+        row.leaseUntil = leaseUntil;
+        row.claimedAt = now;
+        row.entry = bump(row.entry);
+        claims.add(new Claim(row.entry, token, leaseUntil, row.inDoubtSince));
+      }
+      return claims;
     }
-    return claims;
+  }
+
+  /** @return whether an entry behind a claimed one of its key may join its run: pending, available, not claimed */
+  private static boolean continuesRun(Row row, Instant now) {
+    return row.entry.status() == EntryStatus.PENDING && isClaimable(row, now);
   }
 
   private static boolean isClaimable(Row row, Instant now) {
@@ -218,6 +258,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (row == null) {
         return false;
       }
+      row.inDoubtSince = null; // an outcome is recorded
       OutboxEntry e = row.entry;
       set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.FAILED, e.attempts() + 1, clip(error), null,
           e.createdAt(), nextAttemptAt, null, null, e.version() + 1, null, firstFailure(e)));
@@ -232,6 +273,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (row == null) {
         return false;
       }
+      row.inDoubtSince = null; // an outcome is recorded
       OutboxEntry e = row.entry;
       set(row, new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), clip(reason), null,
           e.createdAt(), nextAttemptAt, null, null, e.version() + 1, null, e.firstFailedAt()));
@@ -251,6 +293,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
       if (row == null) {
         return false;
       }
+      row.inDoubtSince = null; // an outcome is recorded
       OutboxEntry e = row.entry;
       String text = clip(reason.text());
       set(row, new OutboxEntry(e.message(), e.sequence(), EntryStatus.QUARANTINED, e.attempts() + 1, text, text,
