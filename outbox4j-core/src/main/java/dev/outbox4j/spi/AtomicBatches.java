@@ -24,8 +24,9 @@ import java.util.concurrent.CompletionStage;
  *       {@link BatchOutcome.InDoubt} it records nothing and leaves the claims to their leases, so that the next claim
  *       finds the entries {@linkplain Claim#inDoubt() in doubt}.
  *   <li>Before it sends an entry in doubt, it asks {@link #deliveredEarlier} and retires, without sending them again,
- *       the ones that already landed. When that cannot be answered, it records nothing about those entries and leaves
- *       them to their leases.
+ *       the ones that already landed. When that cannot be answered now, it records nothing about those entries and
+ *       leaves them to their leases; when it can never be answered ({@link DeliveryRecordGoneException}), it
+ *       quarantines them.
  * </ul>
  *
  * <p>Contract for implementers: a batch must never land after the lease of its claim has passed, even when the relay
@@ -48,7 +49,9 @@ public interface AtomicBatches {
    *
    * @param messages messages whose earlier sends may have landed
    * @param since the earliest claim under which one of them may have been sent ({@link Claim#inDoubtSince()})
-   * @return a stage completed with the ids of the messages that landed, or exceptionally when that cannot be told now
+   * @return a stage completed with the ids of the messages that landed; exceptionally with a
+   *     {@link DeliveryRecordGoneException} when that can never be told any more (the relay quarantines those entries),
+   *     or with another exception when it cannot be told now (the relay leaves them to their leases)
    */
   CompletionStage<Set<UUID>> deliveredEarlier(Collection<Message> messages, Instant since);
 }
