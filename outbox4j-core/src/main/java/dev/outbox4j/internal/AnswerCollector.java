@@ -1,12 +1,18 @@
 package dev.outbox4j.internal;
 
 import dev.outbox4j.CloudEventsMapping;
+import dev.outbox4j.spi.AtomicBatches;
+import dev.outbox4j.spi.BatchOutcome;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Outgoing;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -14,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends a pass's claims and waits for their answers, in waves. Not API.
@@ -39,6 +46,12 @@ import java.util.concurrent.TimeoutException;
  *   <li><b>A bounded queue.</b> At most {@code maxInFlight} deliveries wait in the executor's queue (a second bound
  *       beside the in-flight permits, which a delivery given up on frees while its task may still sit in the queue):
  *       while a broker stalls a pool's threads, the queue does not grow past it.
+ *   <li><b>Atomic batches go whole.</b> The claims of destinations whose transport delivers batches atomically
+ *       ({@link dev.outbox4j.spi.AtomicBatches}) are sent together, in {@code seq} order (so a key's run in its order),
+ *       in one call; each gets its share of the batch's outcome. A batch that is aborted or refused landed nothing: its
+ *       deliveries are handed back uncharged (but for the one whose failure aborted it), with no late copy to wait for.
+ *       A batch whose outcome is unknown, or not known by the deadline, may still land: nothing is recorded for it and
+ *       its leases hand its entries on, in doubt, to the next claim, which asks the transport.
  *   <li><b>Giving up belongs to the pass.</b> An interrupt of the thread running a pass ends that pass's wait (its
  *       unanswered deliveries stay claimed for their lease to hand on); it never spoils later passes. Only shutdown
  *       gives up on every pass at once.
@@ -51,14 +64,16 @@ final class AnswerCollector {
   static final Duration WAVE = Duration.ofMillis(100);
 
   private final RelaySettings settings;
+  private final Lanes lanes;
   private final Semaphore inFlight;
   /** Deliveries handed to the executor whose task has not begun to run: bounds the executor's queue. */
   private final Semaphore queued;
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> shutdownGaveUp;
 
-  AnswerCollector(RelaySettings settings, CompletableFuture<Void> shutdownGaveUp) {
+  AnswerCollector(RelaySettings settings, Lanes lanes, CompletableFuture<Void> shutdownGaveUp) {
     this.settings = settings;
+    this.lanes = lanes;
     this.inFlight = new Semaphore(settings.maxInFlight());
     this.queued = new Semaphore(settings.maxInFlight());
     this.shutdownGaveUp = shutdownGaveUp;
@@ -110,6 +125,7 @@ final class AnswerCollector {
     // A send may start only while any copy of it lands inside the lease, and with that margin kept.
     long lastSendStart = sendCutoff(settings, started);
     List<Delivery> deliveries = new ArrayList<>(claims.size());
+    Map<AtomicBatches, List<Delivery>> batches = new LinkedHashMap<>();
     for (Claim claim : claims) {
       if (!acquire(inFlight, deliveries, lastSendStart)) {
         break; // shutting down, interrupted or too late: the rest stay claimed and unsent
@@ -125,12 +141,18 @@ final class AnswerCollector {
         break; // too late to send inside the lease: the rest stay claimed and unsent; their leases hand them on
       }
       long own = now + settings.deliveryTimeout().toNanos();
-      Delivery delivery = new Delivery(claim, now, own - leaseDeadline < 0 ? own : leaseDeadline);
+      AtomicBatches lane = lanes.of(claim.message().destination());
+      Delivery delivery = new Delivery(claim, now, own - leaseDeadline < 0 ? own : leaseDeadline, lane);
       deliveries.add(delivery);
       delivery.outcome.whenComplete((outcome, error) -> {
         delivery.answeredAt = System.nanoTime();
         inFlight.release();
       });
+      if (lane != null) {
+        queued.release(); // sent with its batch, as one task, below
+        batches.computeIfAbsent(lane, l -> new ArrayList<>()).add(delivery);
+        continue;
+      }
       try {
         settings.executor().execute(() -> {
           queued.release();
@@ -139,6 +161,13 @@ final class AnswerCollector {
       } catch (RuntimeException rejected) {
         queued.release();
         giveUpUnsent(delivery, "dispatch rejected: " + RelayLog.describe(rejected));
+      }
+    }
+    for (Map.Entry<AtomicBatches, List<Delivery>> batch : batches.entrySet()) {
+      try {
+        settings.executor().execute(() -> deliverBatch(batch.getKey(), batch.getValue(), lastSendStart));
+      } catch (RuntimeException rejected) {
+        batch.getValue().forEach(d -> giveUpUnsent(d, "dispatch rejected: " + RelayLog.describe(rejected)));
       }
     }
     return new Round(deliveries);
@@ -204,10 +233,16 @@ final class AnswerCollector {
   private void expireOverdue(List<Delivery> deliveries) {
     long now = System.nanoTime();
     for (Delivery delivery : deliveries) {
-      if (!delivery.outcome.isDone() && now - delivery.deadline >= 0
-          && !giveUpUnsent(delivery, "not sent: its deadline came while it waited for the executor")) {
-        delivery.outcome.complete(DeliveryOutcome.retryable(
-            "no confirmation within " + settings.deliveryTimeout() + " or inside the lease"));
+      if (delivery.outcome.isDone() || now - delivery.deadline < 0
+          || giveUpUnsent(delivery, "not sent: its deadline came while it waited for the executor")) {
+        continue;
+      }
+      String late = "no confirmation within " + settings.deliveryTimeout() + " or inside the lease";
+      if (delivery.lane == null) {
+        delivery.outcome.complete(DeliveryOutcome.retryable(late));
+      } else if (delivery.state.compareAndSet(Delivery.STARTED, Delivery.IN_DOUBT)) {
+        // its batch may still commit: nothing is recorded, the lease hands it on, the next claim asks the transport
+        delivery.outcome.complete(DeliveryOutcome.retryable(late));
       }
     }
   }
@@ -267,6 +302,94 @@ final class AnswerCollector {
       });
     } catch (RuntimeException | Error e) {
       delivery.outcome.complete(DeliveryOutcome.retryable(RelayLog.describe(e)));
+    }
+  }
+
+  /**
+   * Runs on the executor: sends an atomic batch, all of it or nothing (a delivery given up while the batch waited
+   * takes the whole batch with it: a key's run must never be sent without its earlier entries).
+   */
+  private void deliverBatch(AtomicBatches lane, List<Delivery> batch, long lastSendStart) {
+    if (System.nanoTime() - lastSendStart >= 0) {
+      batch.forEach(d -> giveUpUnsent(d, "not sent: its send cutoff passed while it waited for the executor"));
+      return;
+    }
+    Instant startedAt = settings.clock().instant();
+    List<Delivery> started = new ArrayList<>(batch.size());
+    for (Delivery delivery : batch) {
+      delivery.sendStartedAt = startedAt;
+      if (delivery.state.compareAndSet(Delivery.QUEUED, Delivery.STARTED)) {
+        started.add(delivery);
+      }
+    }
+    if (started.size() < batch.size()) {
+      started.forEach(d -> handBack(d, "not sent: part of its batch was given up before the send began"));
+      return;
+    }
+    List<Outgoing> outgoing = new ArrayList<>(batch.size());
+    for (Delivery delivery : batch) {
+      CloudEventsMapping mapping = settings.cloudEvents().get(delivery.claim.message().destination());
+      outgoing.add(new Outgoing(delivery.claim.message(),
+          mapping == null ? null : CloudEvent.of(delivery.claim.entry(), mapping)));
+    }
+    // The leases of a claim all run from its time; the earliest of the batch is what the transport must respect.
+    Instant claimedAt = batch.stream().map(d -> d.claim.leaseUntil()).min(Instant::compareTo).orElseThrow()
+        .minus(settings.lease());
+    CompletionStage<BatchOutcome> sending;
+    try {
+      sending = lane.deliverAll(outgoing, claimedAt);
+    } catch (RuntimeException | Error e) {
+      sending = CompletableFuture.failedFuture(e);
+    }
+    sending.whenComplete((outcome, error) -> settle(batch, outcome, error));
+  }
+
+  /** Gives each delivery of an atomic batch its part of the batch's outcome. */
+  private static void settle(List<Delivery> batch, @Nullable BatchOutcome outcome, @Nullable Throwable error) {
+    if (error != null || outcome == null) {
+      String reason = error != null ? RelayLog.describe(unwrap(error)) : "transport completed without an outcome";
+      batch.forEach(d -> inDoubt(d, "outcome unknown: " + reason));
+    } else if (outcome instanceof BatchOutcome.Committed) {
+      batch.forEach(d -> answer(d, DeliveryOutcome.delivered()));
+    } else if (outcome instanceof BatchOutcome.Aborted aborted) {
+      batch.forEach(d -> {
+        d.sendStartedAt = null; // aborted: no copy can land later
+        answer(d, aborted.failure());
+      });
+    } else if (outcome instanceof BatchOutcome.AbortedBy abortedBy) {
+      boolean known = batch.stream().anyMatch(d -> d.claim.id().equals(abortedBy.culprit()));
+      for (Delivery delivery : batch) {
+        if (!known || delivery.claim.id().equals(abortedBy.culprit())) {
+          delivery.sendStartedAt = null;
+          answer(delivery, abortedBy.failure());
+        } else {
+          handBack(delivery, "not delivered: the batch was aborted by the failure of entry " + abortedBy.culprit());
+        }
+      }
+    } else if (outcome instanceof BatchOutcome.NotDelivered notDelivered) {
+      batch.forEach(d -> handBack(d, "not delivered: " + notDelivered.reason()));
+    } else if (outcome instanceof BatchOutcome.InDoubt inDoubt) {
+      batch.forEach(d -> inDoubt(d, "outcome unknown: " + inDoubt.reason()));
+    }
+  }
+
+  private static void answer(Delivery delivery, DeliveryOutcome outcome) {
+    if (delivery.state.compareAndSet(Delivery.STARTED, Delivery.ANSWERED)) {
+      delivery.outcome.complete(outcome);
+    }
+  }
+
+  /** A delivery of a batch of which nothing landed: handed back uncharged, as one never sent. */
+  private static void handBack(Delivery delivery, String reason) {
+    if (delivery.state.compareAndSet(Delivery.STARTED, Delivery.NOT_SENT)) {
+      delivery.sendStartedAt = null;
+      delivery.outcome.complete(DeliveryOutcome.retryable(reason));
+    }
+  }
+
+  private static void inDoubt(Delivery delivery, String reason) {
+    if (delivery.state.compareAndSet(Delivery.STARTED, Delivery.IN_DOUBT)) {
+      delivery.outcome.complete(DeliveryOutcome.retryable(reason));
     }
   }
 

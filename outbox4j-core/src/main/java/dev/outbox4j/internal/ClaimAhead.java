@@ -41,11 +41,13 @@ final class ClaimAhead {
   record Batch(List<Claim> claims, long started, Duration claimTime) {}
 
   private final RelaySettings settings;
+  private final ClaimStep claimStep;
   private @Nullable Batch next;
   private @Nullable Instant claimedAt;
 
-  ClaimAhead(RelaySettings settings) {
+  ClaimAhead(RelaySettings settings, ClaimStep claimStep) {
     this.settings = settings;
+    this.claimStep = claimStep;
   }
 
   /**
@@ -59,7 +61,7 @@ final class ClaimAhead {
     long started = System.nanoTime();
     Instant now = settings.clock().instant();
     try {
-      List<Claim> claims = settings.store().claim(limit, now, settings.lease());
+      List<Claim> claims = claimStep.claim(limit, now);
       if (!claims.isEmpty()) {
         next = new Batch(claims, started, Duration.ofNanos(System.nanoTime() - started));
         claimedAt = now;

@@ -31,8 +31,11 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Ordering lives in the store, not here.</b> A claim returns at most one entry per ordering key, and only the
  *       key's oldest undelivered entry. So every entry of a batch may be sent at once: no two of them can be ordered
  *       relative to each other. The relay needs no per-key queues, and several relays (or several threads calling
- *       {@link #flush()}) stay correct without talking to each other.
- *   <li><b>A few small collaborators.</b> A pass is claim → {@link AnswerCollector} (send, wait for answers in waves)
+ *       {@link #flush()}) stay correct without talking to each other. The one exception is a destination whose
+ *       transport delivers a batch atomically and in order: there a claim may return a key's run, which goes in one
+ *       atomic batch in key order ({@link ClaimStep}, {@link AnswerCollector}).
+ *   <li><b>A few small collaborators.</b> A pass is claim ({@link ClaimStep}: runs, entries in doubt) →
+ *       {@link AnswerCollector} (send, wait for answers in waves)
  *       → {@link OutcomeRecorder} (write outcomes, confirmations first) → {@link DestinationGates} (which destinations are
  *       down?). Before sending, the gates sort the claims: a paused destination's entries are held back (a few of
  *       them sent as its probe; none for a destination an operator paused, read through {@link OperatorPauses}), so one
@@ -58,6 +61,7 @@ public final class DefaultRelay implements Relay {
   final RelayEvents events;
   final DestinationGates gates;
   final OperatorPauses operatorPauses;
+  final ClaimStep claimStep;
   private final AnswerCollector answers;
   private final OutcomeRecorder recorder;
 
@@ -85,7 +89,9 @@ public final class DefaultRelay implements Relay {
     this.events = new RelayEvents(settings.listeners());
     this.gates = new DestinationGates(settings, events);
     this.operatorPauses = new OperatorPauses(settings.store(), settings.clock());
-    this.answers = new AnswerCollector(settings, shutdownGaveUp);
+    Lanes lanes = new Lanes(settings.transport());
+    this.claimStep = new ClaimStep(settings, events, lanes);
+    this.answers = new AnswerCollector(settings, lanes, shutdownGaveUp);
     this.recorder = new OutcomeRecorder(settings, events, gates);
     this.passFailures = new RelayLog.Streak("relay pass", settings.clock());
   }
@@ -101,7 +107,7 @@ public final class DefaultRelay implements Relay {
       throw new IllegalArgumentException("maxPasses must be positive, was " + maxPasses);
     }
     RelayResult total = RelayResult.EMPTY;
-    ClaimAhead ahead = new ClaimAhead(settings);
+    ClaimAhead ahead = new ClaimAhead(settings, claimStep);
     try {
       for (int i = 0; i < maxPasses; i++) {
         RelayResult result = pass(ahead, i + 1 < maxPasses);
@@ -275,14 +281,17 @@ public final class DefaultRelay implements Relay {
       started = taken.started(); // the sends are timed from the claim, as its leases are
       claimTime = taken.claimTime();
     } else {
-      claims = settings.store().claim(settings.batchSize(), settings.clock().instant(), settings.lease());
+      claims = claimStep.claim(settings.batchSize(), settings.clock().instant());
       claimTime = Duration.ofNanos(System.nanoTime() - started);
     }
     if (claims.isEmpty()) {
       return RelayResult.EMPTY;
     }
-    DestinationGates.Sorted sorted = gates.sort(claims, settings.clock().instant(), operatorPaused);
     RelayResult result = new RelayResult(claims.size(), 0, 0, 0, 0, 0, 0);
+    ClaimStep.Settled settled = claimStep.settle(claims);
+    result = result.plus(settled.result());
+    claims = settled.claims();
+    DestinationGates.Sorted sorted = gates.sort(claims, settings.clock().instant(), operatorPaused);
     long recording = 0;
     long recordStart = System.nanoTime();
     for (DestinationGates.HeldBack held : sorted.heldBack().values()) {

@@ -24,6 +24,8 @@ import java.util.function.Supplier;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
+ *   <li><b>Unknown is left alone.</b> A delivery whose atomic batch's outcome is unknown is not recorded at all: its
+ *       lease hands it on, in doubt, and the claim that takes it over asks the transport what landed.
  *   <li><b>Nothing sent, nothing charged.</b> A delivery the relay gave up on before its send began (it waited in the
  *       executor's queue past its cutoff or deadline) is handed back at once ({@link OutboxStore#release}), uncharged.
  *   <li><b>Only a confirmation retires an entry</b>, and confirmations are recorded first, in one store call per wave:
@@ -81,10 +83,13 @@ final class OutcomeRecorder {
     List<Delivery> confirmed = new ArrayList<>();
     List<Delivery> permanent = new ArrayList<>();
     List<Delivery> unsent = new ArrayList<>();
+    int inDoubt = 0;
     for (Delivery delivery : answered) {
       DeliveryOutcome outcome = AnswerCollector.outcomeOf(delivery);
       if (delivery.notSent()) {
         unsent.add(delivery);
+      } else if (delivery.inDoubt()) {
+        inDoubt++; // its batch may still land: nothing is recorded, its lease hands it on to a claim that asks
       } else if (outcome instanceof DeliveryOutcome.Delivered) {
         confirmed.add(delivery);
       } else if (outcome instanceof DeliveryOutcome.Permanent) {
@@ -92,6 +97,10 @@ final class OutcomeRecorder {
       } else {
         outcomes.retryable.add(delivery);
       }
+    }
+    if (inDoubt > 0) {
+      RelayLog.LOGGER.log(System.Logger.Level.WARNING, inDoubt + " entries left claimed: their batch's outcome is"
+          + " unknown; once their lease ends, the claim that takes them over asks the transport what landed");
     }
     for (Delivery delivery : confirmed) {
       outcomes.confirmed.merge(delivery.claim.message().destination(), 1, Integer::sum);

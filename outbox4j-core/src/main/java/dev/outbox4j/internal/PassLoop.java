@@ -51,7 +51,7 @@ final class PassLoop implements Runnable {
     // With two or more workers, one worker's claim already overlaps another's wait for answers; claiming ahead as well
     // would only let one worker hold two batches while another finds nothing to claim (measured: slower, not faster).
     boolean mayClaimAhead = settings.workers() == 1;
-    ClaimAhead ahead = new ClaimAhead(settings);
+    ClaimAhead ahead = new ClaimAhead(settings, relay.claimStep);
     try {
       while (relay.state.get() == DefaultRelay.State.RUNNING) {
         int claimed = 0;

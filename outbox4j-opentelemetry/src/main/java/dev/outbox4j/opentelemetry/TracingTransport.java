@@ -1,21 +1,31 @@
 package dev.outbox4j.opentelemetry;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.AtomicBatches;
+import dev.outbox4j.spi.BatchOutcome;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Outgoing;
 import dev.outbox4j.spi.Transport;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Transport} that records each delivery as an OpenTelemetry PRODUCER span, parented on the trace context the
@@ -47,6 +57,7 @@ public final class TracingTransport implements Transport {
   static final AttributeKey<String> KAFKA_KEY = AttributeKey.stringKey("messaging.kafka.message.key");
   static final AttributeKey<String> ORDERING_KEY = AttributeKey.stringKey("outbox4j.ordering_key");
   static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  static final AttributeKey<Long> BATCH_SIZE = AttributeKey.longKey("messaging.batch.message_count");
 
   private final Transport delegate;
   private final Tracer tracer;
@@ -122,6 +133,72 @@ public final class TracingTransport implements Transport {
       }
       span.end();
     });
+  }
+
+  /**
+   * The wrapped transport's atomic batches, traced: one producer span per batch ({@code send <destination>}, or
+   * {@code send} when the batch spans several), linked to the trace of each message it carries, with the batch's size
+   * and outcome.
+   */
+  @Override
+  public @Nullable AtomicBatches atomicBatches(String destination) {
+    AtomicBatches lane = delegate.atomicBatches(destination);
+    return lane == null ? null : new TracedBatches(lane);
+  }
+
+  private final class TracedBatches implements AtomicBatches {
+    private final AtomicBatches lane;
+
+    TracedBatches(AtomicBatches lane) {
+      this.lane = lane;
+    }
+
+    @Override
+    public CompletionStage<BatchOutcome> deliverAll(List<Outgoing> batch, Instant claimedAt) {
+      String destination = batch.stream().map(o -> o.message().destination()).distinct().count() == 1
+          ? batch.get(0).message().destination() : null;
+      SpanBuilder builder = tracer.spanBuilder(destination == null ? "send" : "send " + destination)
+          .setSpanKind(SpanKind.PRODUCER)
+          .setNoParent()
+          .setAttribute(SYSTEM, system)
+          .setAttribute(OPERATION_TYPE, "send")
+          .setAttribute(OPERATION_NAME, "send")
+          .setAttribute(BATCH_SIZE, (long) batch.size());
+      if (destination != null) {
+        builder.setAttribute(DESTINATION, destination);
+      }
+      for (Outgoing outgoing : batch) {
+        SpanContext linked = Span.fromContext(TraceHeaders.extract(outgoing.message().headers())).getSpanContext();
+        if (linked.isValid()) {
+          builder.addLink(linked);
+        }
+      }
+      Span span = builder.startSpan();
+      CompletionStage<BatchOutcome> stage;
+      try (Scope ignored = span.makeCurrent()) {
+        stage = lane.deliverAll(batch, claimedAt);
+      } catch (RuntimeException e) {
+        span.recordException(e);
+        span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+        span.end();
+        throw e;
+      }
+      return stage.whenComplete((outcome, error) -> {
+        if (error != null) {
+          span.recordException(error);
+          span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+        } else if (!(outcome instanceof BatchOutcome.Committed)) {
+          span.setAttribute(ERROR_TYPE, outcome == null ? "unknown" : outcome.getClass().getSimpleName());
+          span.setStatus(StatusCode.ERROR, String.valueOf(outcome));
+        }
+        span.end();
+      });
+    }
+
+    @Override
+    public CompletionStage<Set<UUID>> deliveredEarlier(Collection<Message> messages, Instant since) {
+      return lane.deliveredEarlier(messages, since);
+    }
   }
 
   /** @return the wrapped transport's bound: tracing adds no wait */

@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.runtime;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.spi.AtomicBatches;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
@@ -48,6 +49,13 @@ public final class RoutingTransport implements Transport {
   public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
     Transport transport = routes.getOrDefault(message.destination(), fallback);
     return transport == null ? unrouted(message) : transport.deliver(message, event);
+  }
+
+  /** @return the atomic batches of the transport the destination is routed to, if it has them */
+  @Override
+  public @Nullable AtomicBatches atomicBatches(String destination) {
+    Transport transport = routes.getOrDefault(destination, fallback);
+    return transport == null ? null : transport.atomicBatches(destination);
   }
 
   private static CompletionStage<DeliveryOutcome> unrouted(Message message) {
