@@ -143,8 +143,12 @@ public final class TracingTransport implements Transport {
   @Override
   public @Nullable AtomicBatches atomicBatches(String destination) {
     AtomicBatches lane = delegate.atomicBatches(destination);
-    return lane == null ? null : new TracedBatches(lane);
+    // one traced lane per delegate lane: the relay puts a pass's messages of one lane in one batch
+    return lane == null ? null : tracedLanes.computeIfAbsent(lane, TracedBatches::new);
   }
+
+  private final java.util.Map<AtomicBatches, TracedBatches> tracedLanes =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private final class TracedBatches implements AtomicBatches {
     private final AtomicBatches lane;
