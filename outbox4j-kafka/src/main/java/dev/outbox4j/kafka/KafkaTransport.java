@@ -5,7 +5,6 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Transport;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,8 +26,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
 
@@ -97,9 +94,7 @@ public final class KafkaTransport implements Transport {
   private static final Map<String, String> OWNED_SETTINGS = ownedSettings();
 
   private final Producer<byte[], byte[]> producer;
-  private final Function<Message, String> topicMapping;
-  private final String messageIdHeader;
-  private final String contentTypeHeader;
+  private final KafkaRecords records;
   private final KafkaFailureClassifier classifier;
   private final Duration closeTimeout;
   private final Duration maxBlock;
@@ -110,9 +105,7 @@ public final class KafkaTransport implements Transport {
 
   private KafkaTransport(Builder builder, Producer<byte[], byte[]> producer) {
     this.producer = producer;
-    this.topicMapping = builder.topicMapping;
-    this.messageIdHeader = builder.messageIdHeader;
-    this.contentTypeHeader = builder.contentTypeHeader;
+    this.records = new KafkaRecords(builder.topicMapping, builder.messageIdHeader, builder.contentTypeHeader);
     this.classifier = new KafkaFailureClassifier(builder.missingTopicPermanent);
     this.closeTimeout = builder.deliveryTimeout;
     this.maxBlock = builder.maxBlock;
@@ -249,22 +242,13 @@ public final class KafkaTransport implements Transport {
   }
 
   private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
-    String topic;
+    ProducerRecord<byte[], byte[]> record;
     try {
-      topic = topicMapping.apply(message);
-    } catch (RuntimeException e) {
-      return CompletableFuture.completedFuture(
-          DeliveryOutcome.permanent("topic mapping failed: " + KafkaFailureClassifier.describe(e)));
+      record = records.recordOf(message, event);
+    } catch (KafkaRecords.UnroutableException e) {
+      return CompletableFuture.completedFuture(DeliveryOutcome.permanent(e.getMessage()));
     }
-    if (topic == null || topic.isBlank()) {
-      return CompletableFuture.completedFuture(
-          DeliveryOutcome.permanent("topic mapping gave no topic for destination " + message.destination()));
-    }
-    byte[] key = message.orderingKey().map(k -> k.getBytes(StandardCharsets.UTF_8)).orElse(null);
-    ProducerRecord<byte[], byte[]> record = event == null
-        ? new ProducerRecord<>(topic, null, null, key, message.payload(), headersOf(message))
-        : new ProducerRecord<>(topic, null, null, key, KafkaCloudEventsBinding.value(message, event),
-            cloudEventHeadersOf(message, event));
+    String topic = record.topic();
     Instant now = clock.instant();
     Stall stall = stalls.get(topic);
     if (stall != null) {
@@ -310,30 +294,6 @@ public final class KafkaTransport implements Transport {
 
   /** A topic whose metadata the producer could not get: until when to fail fast, and with what. */
   private record Stall(Instant until, DeliveryOutcome outcome) {}
-
-  private List<Header> headersOf(Message message) {
-    List<Header> headers = new ArrayList<>(message.headers().size() + 2);
-    message.headers().forEach((name, value) -> {
-      if (!name.equals(messageIdHeader) && !name.equals(contentTypeHeader)) {
-        headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8)));
-      }
-    });
-    headers.add(new RecordHeader(contentTypeHeader, message.contentType().getBytes(StandardCharsets.UTF_8)));
-    headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
-    return headers;
-  }
-
-  private List<Header> cloudEventHeadersOf(Message message, CloudEvent event) {
-    List<Header> headers = new ArrayList<>(message.headers().size() + 12);
-    message.headers().forEach((name, value) -> {
-      if (!name.equals(messageIdHeader) && !KafkaCloudEventsBinding.isBindingHeader(name)) {
-        headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8)));
-      }
-    });
-    KafkaCloudEventsBinding.writeHeaders(headers, event);
-    headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
-    return headers;
-  }
 
   /**
    * {@inheritDoc}
