@@ -33,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.jspecify.annotations.Nullable;
@@ -284,10 +285,17 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
     }
   }
 
-  /** The coordinator ended this producer's transaction (timed out): its epoch moved on. */
+  /**
+   * The coordinator ended this producer's transaction (it timed out) and moved its epoch on, so it cannot commit. Older
+   * coordinators answer a late commit with a fenced or invalid epoch; with transactions version 2 (Kafka 4), which
+   * takes the late request for a retry of the aborted transaction, with an invalid transaction state: the coordinator
+   * refuses a commit that way only while the transaction's state is an abort (or no transaction at all), never once it
+   * committed (a retried commit of a committed transaction succeeds).
+   */
   private static boolean fenced(@Nullable Throwable failure) {
     for (Throwable error = failure; error != null; error = error.getCause()) {
-      if (error instanceof ProducerFencedException || error instanceof InvalidProducerEpochException) {
+      if (error instanceof ProducerFencedException || error instanceof InvalidProducerEpochException
+          || error instanceof InvalidTxnStateException) {
         return true;
       }
       if (error.getCause() == error) {
