@@ -67,7 +67,8 @@ import org.jspecify.annotations.Nullable;
  * out or failed otherwise: {@link BatchOutcome#inDoubt}, and the producer is replaced by one with the same
  * transactional id, whose {@code initTransactions} completes or aborts the pending transaction.
  *
- * <p>Thread-safe. Never logs or reports payloads.
+ * <p>Thread-safe. Stages complete on the lane's own threads (a sender's, or the progress reader's): dependent stages
+ * must be short. Never logs or reports payloads.
  */
 final class TransactionalLane implements AtomicBatches, AutoCloseable {
   /** Steps a test drives between sending and committing (to hold a transaction open). */
@@ -309,6 +310,9 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
   public CompletionStage<Set<UUID>> deliveredEarlier(Collection<Message> messages, Instant since) {
     List<UUID> ids = messages.stream().map(Message::id).toList();
     Objects.requireNonNull(since, "since");
+    if (ids.isEmpty()) {
+      return CompletableFuture.completedFuture(Set.of());
+    }
     try {
       return CompletableFuture.supplyAsync(() -> progress.deliveredEarlier(ids, since), reader);
     } catch (RejectedExecutionException e) {

@@ -7,6 +7,7 @@ import dev.outbox4j.Message;
 import dev.outbox4j.spi.AtomicBatches;
 import dev.outbox4j.spi.BatchOutcome;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.DeliveryRecordGoneException;
 import dev.outbox4j.spi.Outgoing;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -269,6 +271,42 @@ class KafkaTransactionalModeTest {
       lane.steps(transactionalIdAgain -> {});
       assertThat(lane.deliveredEarlier(batch, claimedAt).toCompletableFuture().get(WAIT.toSeconds(),
           TimeUnit.SECONDS)).isEmpty();
+    }
+  }
+
+  @Test
+  void once_retention_deleted_the_progress_records_of_the_time_asked_about_the_answer_is_that_they_are_gone()
+      throws Exception {
+    String topic = "tx-gone-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    KafkaTransactions.Builder settings = settings();
+    String progressTopic = settings.build().progressTopic();
+    try (KafkaTransport transport = transport(settings)) {
+      AtomicBatches lane = transport.atomicBatches(topic);
+      Instant earlier = Instant.now().minusSeconds(3);
+      List<Message> first = List.of(message(topic, "k", "first"));
+      assertThat(deliverAll(lane, first, earlier)).isEqualTo(BatchOutcome.committed());
+      TopicPartition partition = new TopicPartition(progressTopic, 0);
+      long end = offsets(List.of(partition), IsolationLevel.READ_UNCOMMITTED).get(partition);
+      kafka.admin().deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(end))).all()
+          .get(30, TimeUnit.SECONDS);
+
+      assertThatThrownBy(() -> lane.deliveredEarlier(first, earlier).toCompletableFuture()
+          .get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .hasCauseInstanceOf(DeliveryRecordGoneException.class).hasMessageContaining(progressTopic);
+
+      List<Message> second = List.of(message(topic, "k", "second"));
+      assertThat(deliverAll(lane, second, Instant.now().minusSeconds(2))).isEqualTo(BatchOutcome.committed());
+      List<Message> third = List.of(message(topic, "k", "third"));
+      Instant now = Instant.now();
+      assertThat(deliverAll(lane, third, now)).isEqualTo(BatchOutcome.committed());
+
+      assertThat(lane.deliveredEarlier(third, now).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .as("the earliest remaining record is older than the time asked about").containsExactly(third.get(0).id());
+      assertThatThrownBy(() -> lane.deliveredEarlier(first, earlier).toCompletableFuture()
+          .get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .as("the earliest remaining record is newer than the time asked about")
+          .hasCauseInstanceOf(DeliveryRecordGoneException.class);
     }
   }
 
