@@ -81,7 +81,8 @@ final class ProgressLog {
 
   /**
    * Creates the topic when missing (1 partition, {@code cleanup.policy=delete}, the retention, {@code CreateTime},
-   * {@code before.max.ms} = B), or checks the settings of the one that exists. Once it succeeded it does nothing.
+   * {@code before.max.ms} = B), or checks the settings of the one that exists (another relay may have created it a
+   * moment ago, with the same settings). Once it succeeded it does nothing.
    *
    * @throws ProgressTopicException if the topic exists with settings that would let a late batch commit
    * @throws OutboxException if the cluster cannot be asked (retried on the next call)
@@ -98,6 +99,9 @@ final class ProgressLog {
         TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Long.toString(settings.startBound().toMillis())));
     try {
       admin.createTopics(List.of(wanted)).all().get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      // Created with the settings above: nothing to check (and a broker may not describe it yet).
+      verified = true;
+      return;
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw new OutboxException("cannot create the progress topic " + topic + ": "
