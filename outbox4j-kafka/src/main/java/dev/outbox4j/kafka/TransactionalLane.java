@@ -197,30 +197,38 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
       return aborted(e);
     }
     List<Future<RecordMetadata>> sends = new ArrayList<>(out.size());
-    Future<RecordMetadata> progressSend;
+    @Nullable Future<RecordMetadata> progressSend = null;
+    @Nullable RuntimeException thrown = null;
     try {
       for (ProducerRecord<byte[], byte[]> record : out) {
         sends.add(producer.send(record));
       }
       progressSend = producer.send(progress.recordOf(ids, claimedAt));
+    } catch (RuntimeException e) {
+      // Thrown rather than reported per record: closed, interrupted, or (most often) an earlier record of this batch
+      // already failed and the transaction can only abort; the sends made so far say which.
+      thrown = e;
+    }
+    try {
       producer.flush();
     } catch (RuntimeException e) {
-      // Thrown rather than reported per record (closed, interrupted, no metadata within max.block). Nothing was
-      // committed and nothing can be: no commit was asked for.
-      slot.discard();
-      return aborted(e);
+      thrown = thrown == null ? e : thrown;
     }
-    @Nullable Throwable progressFailure = failureOf(progressSend);
+    @Nullable Throwable progressFailure = progressSend == null ? null : failureOf(progressSend);
     int culprit = culpritOf(sends);
-    if (progressFailure != null || culprit >= 0) {
+    if (thrown != null || progressFailure != null || culprit >= 0) {
+      // Nothing was committed and nothing can be: no commit was asked for.
       slot.abortQuietly();
       if (progressFailure instanceof InvalidTimestampException) {
         return BatchOutcome.notDelivered("the broker refused the progress record: the claim of " + claimedAt
             + " is older than the start bound (" + settings.startBound() + ")");
       }
-      Throwable failure = culprit >= 0 ? Objects.requireNonNull(failureOf(sends.get(culprit))) : progressFailure;
-      if (fenced(failure)) {
+      Throwable failure = culprit >= 0 ? Objects.requireNonNull(failureOf(sends.get(culprit)))
+          : progressFailure != null ? progressFailure : Objects.requireNonNull(thrown);
+      if (fenced(failure) || thrown != null) {
         slot.discard();
+      }
+      if (fenced(failure)) {
         return BatchOutcome.notDelivered("the transaction was aborted by its coordinator: "
             + KafkaFailureClassifier.describe(failure));
       }
