@@ -2,10 +2,12 @@ package dev.outbox4j.kafka;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.spi.AtomicBatches;
+import dev.outbox4j.spi.BatchOutcome;
 import dev.outbox4j.spi.CloudEvent;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Outgoing;
 import dev.outbox4j.spi.Transport;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -27,8 +28,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
 
@@ -73,6 +72,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Failures are classified as described in {@link KafkaFailureClassifier} and in {@code docs/transport-kafka.md}.
  *
+ * <h2>Transactional mode (exactly once for {@code read_committed} consumers)</h2>
+ * Off by default. With {@link Builder#withTransactions}, {@link #atomicBatches} offers every destination a lane that
+ * sends each batch as one Kafka transaction, and {@link #deliver} sends a batch of one through it; see
+ * {@link TransactionalLane} for why such a batch never lands after its lease, and {@link ProgressLog} for the record
+ * that tells later which batches committed.
+ *
  * <p>Thread-safe: one producer is shared by all callers. Dependent stages of the returned stage run on the producer's
  * I/O thread and must be short. Never logs payloads; configuration values (which may hold secrets such as
  * {@code sasl.jaas.config}) are never logged or put in exception messages by this class.
@@ -96,10 +101,9 @@ public final class KafkaTransport implements Transport {
   /** Producer settings this transport owns: a passthrough property may not set them. */
   private static final Map<String, String> OWNED_SETTINGS = ownedSettings();
 
-  private final Producer<byte[], byte[]> producer;
-  private final Function<Message, String> topicMapping;
-  private final String messageIdHeader;
-  private final String contentTypeHeader;
+  private final @Nullable Producer<byte[], byte[]> producer;
+  private final @Nullable TransactionalLane lane;
+  private final KafkaRecords records;
   private final KafkaFailureClassifier classifier;
   private final Duration closeTimeout;
   private final Duration maxBlock;
@@ -108,15 +112,17 @@ public final class KafkaTransport implements Transport {
   private final ConcurrentMap<String, Stall> stalls = new ConcurrentHashMap<>();
   private final String description;
 
-  private KafkaTransport(Builder builder, Producer<byte[], byte[]> producer) {
+  private KafkaTransport(Builder builder, @Nullable Producer<byte[], byte[]> producer,
+      @Nullable TransactionalLane lane) {
     this.producer = producer;
-    this.topicMapping = builder.topicMapping;
-    this.messageIdHeader = builder.messageIdHeader;
-    this.contentTypeHeader = builder.contentTypeHeader;
+    this.lane = lane;
+    this.records = new KafkaRecords(builder.topicMapping, builder.messageIdHeader, builder.contentTypeHeader);
     this.classifier = new KafkaFailureClassifier(builder.missingTopicPermanent);
     this.closeTimeout = builder.deliveryTimeout;
     this.maxBlock = builder.maxBlock;
-    this.maxAnswerTime = builder.maxBlock.plus(builder.deliveryTimeout);
+    this.maxAnswerTime = builder.transactions != null
+        ? builder.transactions.maxAnswerTime()
+        : builder.maxBlock.plus(builder.deliveryTimeout);
     this.clock = builder.clock;
     this.description = "KafkaTransport[bootstrap.servers=" + builder.bootstrapServers
         + ", client.id=" + builder.clientId + "]";
@@ -150,6 +156,11 @@ public final class KafkaTransport implements Transport {
    *       <td>—</td></tr>
    *   <tr><td>{@code tls.*}, {@code sasl.mechanism}, {@code sasl.username}, {@code sasl.password}</td><td>TLS and
    *       SASL without writing Kafka's own settings: see {@code KafkaSecurity}</td><td>—</td></tr>
+   *   <tr><td>{@code transactions.enabled}</td><td>{@code true}: each batch is one Kafka transaction
+   *       ({@link Builder#withTransactions})</td><td>false</td></tr>
+   *   <tr><td>{@code transactions.id-prefix}, {@code .progress-topic}, {@code .progress-retention},
+   *       {@code .start-bound}, {@code .timeout}, {@code .abort-sweep}, {@code .clock-skew}, {@code .producers}</td>
+   *       <td>see {@link KafkaTransactions}</td><td>outbox4j, outbox4j-progress, 7d, 10s, 5s, 10s, 1s, 2</td></tr>
    *   <tr><td>{@code <key>-file}</td><td>any key above, its value read from the file</td><td>—</td></tr>
    * </table>
    *
@@ -164,6 +175,7 @@ public final class KafkaTransport implements Transport {
     Map<String, String> remaining = KafkaSecurity.resolveFiles(properties);
     KafkaSecurity.producerSettings(remaining).forEach(builder::withProducerProperty);
     List<String> unknown = new ArrayList<>();
+    Map<String, String> transactions = new HashMap<>();
     for (Map.Entry<String, String> property : remaining.entrySet()) {
       String key = property.getKey();
       String value = Objects.requireNonNull(property.getValue(), () -> "value of " + key);
@@ -171,15 +183,17 @@ public final class KafkaTransport implements Transport {
         case "bootstrap.servers" -> builder.withBootstrapServers(value);
         case "client.id" -> builder.withClientId(value);
         case "topic.prefix" -> builder.withTopicMapping(prefixMapping(value));
-        case "request.timeout" -> builder.withRequestTimeout(parseDuration(key, value));
-        case "delivery.timeout" -> builder.withDeliveryTimeout(parseDuration(key, value));
-        case "max.block" -> builder.withMaxBlock(parseDuration(key, value));
-        case "linger" -> builder.withLinger(parseDuration(key, value));
+        case "request.timeout" -> builder.withRequestTimeout(PropertyValues.duration(key, value));
+        case "delivery.timeout" -> builder.withDeliveryTimeout(PropertyValues.duration(key, value));
+        case "max.block" -> builder.withMaxBlock(PropertyValues.duration(key, value));
+        case "linger" -> builder.withLinger(PropertyValues.duration(key, value));
         case "header.message-id" -> builder.withMessageIdHeader(value);
         case "header.content-type" -> builder.withContentTypeHeader(value);
-        case "missing-topic.permanent" -> builder.withMissingTopicPermanent(parseBoolean(key, value));
+        case "missing-topic.permanent" -> builder.withMissingTopicPermanent(PropertyValues.bool(key, value));
         default -> {
-          if (key.startsWith("kafka.") && key.length() > "kafka.".length()) {
+          if (key.startsWith("transactions.")) {
+            transactions.put(key.substring("transactions.".length()), value);
+          } else if (key.startsWith("kafka.") && key.length() > "kafka.".length()) {
             builder.withProducerProperty(key.substring("kafka.".length()), value);
           } else {
             unknown.add(key);
@@ -191,6 +205,10 @@ public final class KafkaTransport implements Transport {
       throw new IllegalArgumentException("unknown Kafka transport properties " + unknown
           + " (producer settings go under the prefix 'kafka.')");
     }
+    KafkaTransactions transactional = KafkaTransactions.fromProperties(transactions);
+    if (transactional != null) {
+      builder.withTransactions(transactional);
+    }
     return builder.build();
   }
 
@@ -199,39 +217,10 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
-   * @param key the property, for the error message
-   * @param text {@code 250ms}, {@code 5s}, {@code 2m}, a bare number of milliseconds, or ISO-8601 ({@code PT5S})
-   * @return the duration
+   * {@inheritDoc}
+   *
+   * <p>In transactional mode, a batch of one through {@link #atomicBatches}, claimed now.
    */
-  static Duration parseDuration(String key, String text) {
-    String value = text.trim().toLowerCase(Locale.ROOT);
-    try {
-      if (value.startsWith("p")) {
-        return Duration.parse(text.trim());
-      }
-      if (value.endsWith("ms")) {
-        return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2).trim()));
-      }
-      if (value.endsWith("s")) {
-        return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1).trim()));
-      }
-      if (value.endsWith("m")) {
-        return Duration.ofMinutes(Long.parseLong(value.substring(0, value.length() - 1).trim()));
-      }
-      return Duration.ofMillis(Long.parseLong(value));
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(key + " must be a duration such as 5s, 500ms, 2m or PT5S, was '" + text + "'");
-    }
-  }
-
-  private static boolean parseBoolean(String key, String text) {
-    return switch (text.trim().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new IllegalArgumentException(key + " must be true or false, was '" + text + "'");
-    };
-  }
-
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
     return send(message, null);
@@ -249,22 +238,18 @@ public final class KafkaTransport implements Transport {
   }
 
   private CompletionStage<DeliveryOutcome> send(Message message, @Nullable CloudEvent event) {
-    String topic;
+    if (lane != null) {
+      return lane.deliverAll(List.of(new Outgoing(message, event)), clock.instant())
+          .thenApply(KafkaTransport::outcomeOfOne);
+    }
+    Producer<byte[], byte[]> producer = Objects.requireNonNull(this.producer, "producer");
+    ProducerRecord<byte[], byte[]> record;
     try {
-      topic = topicMapping.apply(message);
-    } catch (RuntimeException e) {
-      return CompletableFuture.completedFuture(
-          DeliveryOutcome.permanent("topic mapping failed: " + KafkaFailureClassifier.describe(e)));
+      record = records.recordOf(message, event);
+    } catch (KafkaRecords.UnroutableException e) {
+      return CompletableFuture.completedFuture(DeliveryOutcome.permanent(e.getMessage()));
     }
-    if (topic == null || topic.isBlank()) {
-      return CompletableFuture.completedFuture(
-          DeliveryOutcome.permanent("topic mapping gave no topic for destination " + message.destination()));
-    }
-    byte[] key = message.orderingKey().map(k -> k.getBytes(StandardCharsets.UTF_8)).orElse(null);
-    ProducerRecord<byte[], byte[]> record = event == null
-        ? new ProducerRecord<>(topic, null, null, key, message.payload(), headersOf(message))
-        : new ProducerRecord<>(topic, null, null, key, KafkaCloudEventsBinding.value(message, event),
-            cloudEventHeadersOf(message, event));
+    String topic = record.topic();
     Instant now = clock.instant();
     Stall stall = stalls.get(topic);
     if (stall != null) {
@@ -295,6 +280,22 @@ public final class KafkaTransport implements Transport {
     return outcome;
   }
 
+  private static DeliveryOutcome outcomeOfOne(BatchOutcome outcome) {
+    if (outcome instanceof BatchOutcome.Aborted aborted) {
+      return aborted.failure();
+    }
+    if (outcome instanceof BatchOutcome.AbortedBy abortedBy) {
+      return abortedBy.failure();
+    }
+    if (outcome instanceof BatchOutcome.NotDelivered notDelivered) {
+      return DeliveryOutcome.retryable("not delivered: " + notDelivered.reason());
+    }
+    if (outcome instanceof BatchOutcome.InDoubt inDoubt) {
+      return DeliveryOutcome.retryable("in doubt: " + inDoubt.reason());
+    }
+    return DeliveryOutcome.delivered();
+  }
+
   private static DeliveryOutcome stalledOutcome(DeliveryOutcome original) {
     String prefix = "not sent: the previous send to this topic found no metadata within max.block: ";
     if (original instanceof DeliveryOutcome.Permanent permanent) {
@@ -311,38 +312,30 @@ public final class KafkaTransport implements Transport {
   /** A topic whose metadata the producer could not get: until when to fail fast, and with what. */
   private record Stall(Instant until, DeliveryOutcome outcome) {}
 
-  private List<Header> headersOf(Message message) {
-    List<Header> headers = new ArrayList<>(message.headers().size() + 2);
-    message.headers().forEach((name, value) -> {
-      if (!name.equals(messageIdHeader) && !name.equals(contentTypeHeader)) {
-        headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8)));
-      }
-    });
-    headers.add(new RecordHeader(contentTypeHeader, message.contentType().getBytes(StandardCharsets.UTF_8)));
-    headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
-    return headers;
-  }
-
-  private List<Header> cloudEventHeadersOf(Message message, CloudEvent event) {
-    List<Header> headers = new ArrayList<>(message.headers().size() + 12);
-    message.headers().forEach((name, value) -> {
-      if (!name.equals(messageIdHeader) && !KafkaCloudEventsBinding.isBindingHeader(name)) {
-        headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8)));
-      }
-    });
-    KafkaCloudEventsBinding.writeHeaders(headers, event);
-    headers.add(new RecordHeader(messageIdHeader, message.id().toString().getBytes(StandardCharsets.UTF_8)));
-    return headers;
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code max.block.ms + delivery.timeout.ms}; in transactional mode
+   * {@code startBound + timeout + abortSweep + clockSkew} ({@link KafkaTransactions#maxAnswerTime()}).
+   */
+  @Override
+  public Duration maxAnswerTime() {
+    return maxAnswerTime;
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>{@code max.block.ms + delivery.timeout.ms}.
+   * <p>In transactional mode, the same lane for every destination: each batch one Kafka transaction.
    */
   @Override
-  public Duration maxAnswerTime() {
-    return maxAnswerTime;
+  public @Nullable AtomicBatches atomicBatches(String destination) {
+    return lane;
+  }
+
+  /** @return the transactional lane, or {@code null}; for tests */
+  @Nullable TransactionalLane lane() {
+    return lane;
   }
 
   /**
@@ -351,7 +344,12 @@ public final class KafkaTransport implements Transport {
    */
   @Override
   public void close() {
-    producer.close(closeTimeout);
+    if (producer != null) {
+      producer.close(closeTimeout);
+    }
+    if (lane != null) {
+      lane.close();
+    }
   }
 
   /** Names the servers and client id; never a secret. */
@@ -368,7 +366,8 @@ public final class KafkaTransport implements Transport {
     owned.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "nothing (payloads are sent verbatim)");
     owned.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "nothing (always true)");
     owned.put(ProducerConfig.ACKS_CONFIG, "nothing (always all)");
-    owned.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "nothing (the outbox gives the atomicity)");
+    owned.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "withTransactions / transactions.id-prefix");
+    owned.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "withTransactions / transactions.timeout");
     String bound = " (it is part of the transport's maxAnswerTime, the bound the relay relies on, and is checked"
         + " against the other timeouts)";
     owned.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "withRequestTimeout / request.timeout" + bound);
@@ -394,6 +393,7 @@ public final class KafkaTransport implements Transport {
     private Duration linger = DEFAULT_LINGER;
     private boolean missingTopicPermanent;
     private Clock clock = Clock.systemUTC();
+    private @Nullable KafkaTransactions transactions;
     private final Map<String, String> producerProperties = new HashMap<>();
 
     private Builder() {}
@@ -506,6 +506,19 @@ public final class KafkaTransport implements Transport {
     }
 
     /**
+     * Turns on the transactional mode: each batch the relay hands over ({@link KafkaTransport#atomicBatches}), and
+     * each single delivery, is one Kafka transaction, so {@code read_committed} consumers see every message once. See
+     * {@code docs/transport-kafka.md} ("Exactly once").
+     *
+     * @param settings the transactional settings; off unless given
+     * @return this builder
+     */
+    public Builder withTransactions(KafkaTransactions settings) {
+      this.transactions = Objects.requireNonNull(settings, "transactions");
+      return this;
+    }
+
+    /**
      * Passes one setting to the Kafka producer unchanged (security, compression, batch size, ...). The settings this
      * transport owns (serializers, idempotence, acks, transactional id, bootstrap servers, client id and the timeouts
      * that have their own builder methods) are rejected at {@link #build()}.
@@ -547,6 +560,11 @@ public final class KafkaTransport implements Transport {
             + ") must be at least requestTimeout + linger (" + requestTimeout.plus(linger) + ")");
       }
       Map<String, Object> config = producerConfig();
+      if (transactions != null) {
+        return new KafkaTransport(this, null, TransactionalClients.lane(transactions, config, clientId,
+            new KafkaRecords(topicMapping, messageIdHeader, contentTypeHeader),
+            new KafkaFailureClassifier(missingTopicPermanent), requestTimeout, deliveryTimeout, clock));
+      }
       Producer<byte[], byte[]> producer;
       try {
         producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
@@ -554,7 +572,7 @@ public final class KafkaTransport implements Transport {
         throw new OutboxException("cannot create the Kafka producer for " + bootstrapServers + ": "
             + KafkaFailureClassifier.describe(e), e);
       }
-      return new KafkaTransport(this, producer);
+      return new KafkaTransport(this, producer, null);
     }
 
     /**

@@ -90,6 +90,9 @@ public final class EmbeddedKafka {
     props.put("offsets.topic.num.partitions", "1");
     props.put("transaction.state.log.replication.factor", "1");
     props.put("transaction.state.log.min.isr", "1");
+    props.put("transaction.state.log.num.partitions", "1");
+    // The transactional mode's tests watch the coordinator abort a transaction that outlived its timeout: sweep often.
+    props.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "500");
     props.put("share.coordinator.state.topic.replication.factor", "1");
     props.put("share.coordinator.state.topic.min.isr", "1");
     props.put("group.initial.rebalance.delay.ms", "0");
@@ -163,8 +166,20 @@ public final class EmbeddedKafka {
    * @param partitions how many partitions
    */
   public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  /**
+   * Creates a topic with topic settings and waits until the broker serves it (see {@link #createTopic(String, int)}).
+   *
+   * @param name the topic
+   * @param partitions how many partitions
+   * @param configs topic settings, such as {@code max.message.bytes}
+   */
+  public void createTopic(String name, int partitions, Map<String, String> configs) {
     try {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
+          .get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + name, e);
     }
@@ -204,6 +219,11 @@ public final class EmbeddedKafka {
     } catch (Exception e) {
       throw new IllegalStateException("cannot delete topic " + name, e);
     }
+  }
+
+  /** @return the broker's admin client, shared; do not close it */
+  Admin admin() {
+    return admin;
   }
 
   /** @return a loopback port where nothing listens (a free port, released again) */

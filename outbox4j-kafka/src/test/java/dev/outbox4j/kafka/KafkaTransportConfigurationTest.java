@@ -254,10 +254,10 @@ class KafkaTransportConfigurationTest {
 
   @Test
   void durations_accept_units_bare_milliseconds_and_iso_8601() {
-    assertThat(KafkaTransport.parseDuration("k", "250ms")).isEqualTo(Duration.ofMillis(250));
-    assertThat(KafkaTransport.parseDuration("k", "5s")).isEqualTo(Duration.ofSeconds(5));
-    assertThat(KafkaTransport.parseDuration("k", "2m")).isEqualTo(Duration.ofMinutes(2));
-    assertThat(KafkaTransport.parseDuration("k", "1500")).isEqualTo(Duration.ofMillis(1500));
-    assertThat(KafkaTransport.parseDuration("k", "PT3S")).isEqualTo(Duration.ofSeconds(3));
+    assertThat(PropertyValues.duration("k", "250ms")).isEqualTo(Duration.ofMillis(250));
+    assertThat(PropertyValues.duration("k", "5s")).isEqualTo(Duration.ofSeconds(5));
+    assertThat(PropertyValues.duration("k", "2m")).isEqualTo(Duration.ofMinutes(2));
+    assertThat(PropertyValues.duration("k", "1500")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(PropertyValues.duration("k", "PT3S")).isEqualTo(Duration.ofSeconds(3));
   }
 }
