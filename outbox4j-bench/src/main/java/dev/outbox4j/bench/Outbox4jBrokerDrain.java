@@ -26,7 +26,7 @@ final class Outbox4jBrokerDrain implements Scenario {
   static final String TABLE_PREFIX = "bench_broker_";
 
   private final BenchBroker broker;
-  private final boolean keyed;
+  private final int keys;
   private final int workers;
   private final Outbox4jTables tables;
   private final HikariDataSource pool;
@@ -52,9 +52,18 @@ final class Outbox4jBrokerDrain implements Scenario {
   /** @param claims how the relay's store holds its claims */
   Outbox4jBrokerDrain(BenchDatabase database, BenchBroker broker, boolean keyed, int workers,
       dev.outbox4j.jdbc.ClaimStrategy claims) throws Exception {
+    this(database, broker, keyed ? Outbox4jTables.KEYS : 0, workers, claims);
+  }
+
+  /**
+   * @param keys how many keys the backlog is spread over round-robin; {@code 0} for unkeyed entries
+   * @param claims how the relay's store holds its claims
+   */
+  Outbox4jBrokerDrain(BenchDatabase database, BenchBroker broker, int keys, int workers,
+      dev.outbox4j.jdbc.ClaimStrategy claims) throws Exception {
     this.claims = claims;
     this.broker = broker;
-    this.keyed = keyed;
+    this.keys = keys;
     this.workers = workers;
     this.tables = new Outbox4jTables(database, TABLE_PREFIX);
     try {
@@ -87,22 +96,27 @@ final class Outbox4jBrokerDrain implements Scenario {
 
   @Override
   public String id() {
-    return broker.name() + "-outbox4j-" + (keyed ? "keyed" : "unkeyed")
+    return broker.name() + "-outbox4j-" + keysId()
         + (workers > 1 ? "-" + workers + "workers" : "")
         + ClaimNames.idSuffix(claims);
+  }
+
+  /** @return {@code unkeyed}, {@code keyed} (the usual 1,000 keys) or {@code <n>keys} */
+  private String keysId() {
+    return keys == 0 ? "unkeyed" : keys == Outbox4jTables.KEYS ? "keyed" : keys + "keys";
   }
 
   @Override
   public String title() {
     return "8 outbox4j relay" + (workers > 1 ? " (started, " + workers + " workers; informational)" : "") + " → "
         + broker.describe() + ", batches of " + BATCH + ", "
-        + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
+        + (keys == 0 ? "unkeyed" : "keyed (" + String.format("%,d", keys) + (keys == 1 ? " key)" : " keys)"))
         + ClaimNames.titleSuffix(claims);
   }
 
   @Override
   public void prepare(int messages) throws Exception {
-    tables.fill(messages, keyed);
+    tables.fill(messages, keys);
     broker.purge();
     timings.reset();
     retired.reset(messages);

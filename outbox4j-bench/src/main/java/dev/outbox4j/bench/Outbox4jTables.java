@@ -62,21 +62,31 @@ final class Outbox4jTables {
    * is bypassed for this bulk load, and the key table is filled to match).
    */
   void fill(int rows, boolean keyed) throws SQLException {
+    fill(rows, keyed ? KEYS : 0);
+  }
+
+  /** As {@link #fill(int, boolean)}, over {@code keys} keys ({@code 0}: unkeyed). */
+  void fill(int rows, int keys) throws SQLException {
     truncate();
-    insertMore(rows, keyed);
+    insertMore(rows, keys);
   }
 
   /** Adds {@code rows} pending unkeyed (or keyed) entries and vacuums. */
   void insertMore(int rows, boolean keyed) throws SQLException {
+    insertMore(rows, keyed ? KEYS : 0);
+  }
+
+  /** Adds {@code rows} pending entries over {@code keys} keys ({@code 0}: unkeyed) and vacuums. */
+  void insertMore(int rows, int keys) throws SQLException {
     String payload = "convert_to(repeat('x', " + Payloads.SIZE + "), 'UTF8')";
-    if (rows > 0 && !keyed) {
+    if (rows > 0 && keys == 0) {
       database.execute("INSERT INTO " + outbox() + " (id, destination, payload) SELECT gen_random_uuid(), '"
           + Payloads.DESTINATION + "', " + payload + " FROM generate_series(1, " + rows + ") g ORDER BY g");
     } else if (rows > 0) {
       database.execute(
           "SET session_replication_role = replica",
           "INSERT INTO " + outbox() + " (id, destination, ordering_key, key_seq, payload) SELECT gen_random_uuid(), '"
-              + Payloads.DESTINATION + "', 'key-' || (g % " + KEYS + "), (g / " + KEYS + ") + 1, " + payload
+              + Payloads.DESTINATION + "', 'key-' || (g % " + keys + "), (g / " + keys + ") + 1, " + payload
               + " FROM generate_series(0, " + (rows - 1) + ") g ORDER BY g",
           "INSERT INTO " + prefix + "outbox_key (ordering_key, last_seq) SELECT ordering_key, max(key_seq) FROM "
               + outbox() + " WHERE ordering_key IS NOT NULL GROUP BY ordering_key",

@@ -75,49 +75,13 @@ class KafkaTransactionalModeTest {
     return UUID.fromString(header(record, KafkaTransport.DEFAULT_MESSAGE_ID_HEADER));
   }
 
-  /**
-   * Every record of the topic that a consumer of this isolation level reads, once no transaction on it is open any
-   * more (its last stable offset has reached its high watermark), up to its end.
-   */
   private List<ConsumerRecord<byte[], byte[]>> readSettled(String topic, String isolation) throws Exception {
-    List<TopicPartition> partitions;
-    try (KafkaConsumer<byte[], byte[]> consumer = consumer(isolation)) {
-      partitions = consumer.partitionsFor(topic, WAIT).stream()
-          .map(p -> new TopicPartition(topic, p.partition())).toList();
-    }
-    Awaitility.await("no open transaction on " + topic).atMost(WAIT).pollInterval(Duration.ofMillis(100))
-        .until(() -> offsets(partitions, IsolationLevel.READ_COMMITTED)
-            .equals(offsets(partitions, IsolationLevel.READ_UNCOMMITTED)));
-    Map<TopicPartition, Long> end = offsets(partitions, IsolationLevel.READ_UNCOMMITTED);
-    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = consumer(isolation)) {
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Awaitility.await("read " + topic + " to its end").atMost(WAIT).pollInterval(Duration.ofMillis(1))
-          .until(() -> {
-            consumer.poll(Duration.ofMillis(100)).forEach(records::add);
-            return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
-          });
-    }
-    return records;
+    return SettledReads.read(kafka, topic, isolation);
   }
 
   private Map<TopicPartition, Long> offsets(List<TopicPartition> partitions, IsolationLevel isolation)
       throws Exception {
-    Map<TopicPartition, OffsetSpec> latest = partitions.stream()
-        .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
-    Map<TopicPartition, Long> offsets = new HashMap<>();
-    kafka.admin().listOffsets(latest, new ListOffsetsOptions(isolation)).all().get(30, TimeUnit.SECONDS)
-        .forEach((partition, info) -> offsets.put(partition, info.offset()));
-    return offsets;
-  }
-
-  private KafkaConsumer<byte[], byte[]> consumer(String isolation) {
-    return new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return SettledReads.offsets(kafka, partitions, isolation);
   }
 
   @Test
