@@ -268,15 +268,18 @@ final class LeasedBatchClaims {
     // No ORDER BY, aggregate, DISTINCT or window function above the lock: the LIMIT must pull rows through the filter
     // one by one, or the filter would lock rows that are never returned; and the window is read only as far as the
     // LIMIT pulls. Every condition is the CASE's, checked per row, cheapest first, and only then the lock. The window
-    // is widened by the entries in flight (every relay's, from the claim table), which it skips. Only when the batch
-    // is not full does the UNION ALL go on to its second branch: one row with seq 0, whether any batch row has
-    // expired, how many rows the window held (same snapshot) and how many it could have held.
+    // is widened by the entries in flight (every relay's, from the claim table), which it skips. A locked row is stale
+    // (a takeover must run first) when it has a leased-row lease, or when any batch row has expired: its entries may
+    // be among the locked ones, which the note would otherwise leave out, claim after full claim (that look at the
+    // small claim table is made once per statement). Only when the batch is not full does the UNION ALL go on to its
+    // second branch: one row with seq 0, whether any batch row has expired, how many rows the window held (same
+    // snapshot) and how many it could have held.
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
     String widened = "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
         + " WHERE w." + WAITING + " ORDER BY w.seq LIMIT ? + " + inFlight;
-    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, c.lease_until IS NOT NULL AS stale,"
-        + " 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
+    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, (c.lease_until IS NOT NULL OR EXISTS"
+        + " (SELECT 1 FROM " + claimTable + " s WHERE s.lease_until <= ?)) AS stale, 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
         + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
         + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
         + " UNION ALL (SELECT 0, EXISTS (SELECT 1 FROM " + claimTable + " e WHERE e.lease_until <= ?),"
@@ -286,6 +289,7 @@ final class LeasedBatchClaims {
     boolean wholeBacklogSeen = false;
     try (PreparedStatement statement = c.prepareStatement(sql)) {
       int i = 1;
+      statement.setObject(i++, utc(now));
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
