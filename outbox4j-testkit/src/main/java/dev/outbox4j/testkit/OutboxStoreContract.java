@@ -2032,6 +2032,22 @@ public abstract class OutboxStoreContract {
   }
 
   @Test
+  public final void a_row_the_store_cannot_read_ends_a_run_and_what_was_behind_it_is_not_held() {
+    UUID head = store.enqueue(message("orders", "A")).id();
+    UUID bad = plain(PlainSqlRow.of("orders", "A", "a2", "[1,2,3]"));
+    UUID third = store.enqueue(message("orders", "A")).id();
+
+    List<Claim> claims = store.claim(10, now(), LEASE, 5);
+
+    assertThat(ids(claims)).containsExactly(head);
+    assertQuarantinedAsUnreadable(bad, "headers");
+    assertThat(store.markDelivered(claims, now())).isEmpty();
+    assertThat(store.discard(bad)).isTrue();
+    assertThat(ids(store.claim(10, now(), LEASE, 5))).as("the entry behind the unreadable row was handed back")
+        .containsExactly(third);
+  }
+
+  @Test
   public final void a_requeued_row_that_is_still_unreadable_is_quarantined_again_by_the_next_claim() {
     UUID bad = plain(PlainSqlRow.of("orders", "A", "a1", "{\"n\":1}"));
     UUID a2 = store.enqueue(message("orders", "A")).id();
