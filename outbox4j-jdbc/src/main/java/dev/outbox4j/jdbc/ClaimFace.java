@@ -41,6 +41,12 @@ import org.jspecify.annotations.Nullable;
  * {@link LeasedBatchClaims#lock} locks them, and the claim's UPDATE reads them afresh after the locks, so it also skips
  * what a leased-batch claim took meanwhile.
  *
+ * <h2>Runs and entries in doubt</h2>
+ * With {@code maxRun > 1} the runs behind the locked heads are read and taken with the same re-checks
+ * ({@link KeyRuns}); with {@code maxRun} 1 none of that runs. The claim's UPDATE records the claim's time
+ * ({@code claimed_at}) and marks a row it takes over from an expired claim in doubt ({@link OutboxRows#inDoubtOnClaim});
+ * see {@code docs/stores.md}, "Runs of a key" and "Entries in doubt".
+ *
  * <h2>Rows it cannot read</h2>
  * A row another application wrote that cannot be turned into a message is quarantined as
  * {@link dev.outbox4j.QuarantineKind#UNREADABLE} in the claim's transaction and left out of the claim (see

@@ -48,6 +48,8 @@ import org.jspecify.annotations.Nullable;
  * one read of the claimed entries; a completion is one statement. Under leased rows a claim is the reads, a locking
  * statement and the claim (one transaction), and a batch completion one statement per token and 500 claims.
  * {@link #markFailed}, {@link #postpone} and {@link #quarantine} are one auto-commit statement each.
+ * A claim with runs ({@code maxRun > 1}) adds one read of the entries behind the heads, and on MariaDB/MySQL and H2
+ * one locking read of them.
  *
  * <h2>Timeouts</h2>
  * No call may wait on the database for ever: every statement carries a query timeout

@@ -38,10 +38,14 @@ import org.jspecify.annotations.Nullable;
  *       never crowd each other out of it.
  *   <li><b>Take over</b> (only when the first statement saw any): expired batch rows are deleted, skipping any a
  *       completion holds at this moment, and a previous leased-row claim whose lease passed is cleared from its row
- *       (its token and a new version), so the relay that held either can no longer complete it.
+ *       (its token and a new version), so the relay that held either can no longer complete it. Every entry so taken
+ *       over is marked in doubt ({@link #takeOver}).
  *   <li><b>Note</b> (one statement with a fresh snapshot, taken after the locks): the locked entries still waiting, ready
- *       and in no batch row are kept and written as one row (token, seqs, lease); their {@code (seq, version)} pairs
- *       come back.
+ *       and in no batch row are kept and written as one row (token, seqs, lease, the claim's time); their
+ *       {@code (seq, version)} pairs come back.
+ *   <li><b>Runs</b> (only with {@code maxRun > 1}): between the lock and the takeover, one read finds the entries right
+ *       behind the locked heads ({@link KeyRuns}); the note then keeps a run member only with the one before it, and
+ *       a member left out after the commit (changed, unreadable) takes the rest of its run out of the batch with it.
  *   <li><b>Commit</b>, waiting for the WAL flush: the batch row is as durable as the entries, so neither a crash of the
  *       server nor a promoted synchronous standby forgets it. The advisory locks go with the commit.
  * </ol>
