@@ -11,7 +11,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +41,12 @@ import org.jspecify.annotations.Nullable;
  * {@link LeasedBatchClaims#lock} locks them, and the claim's UPDATE reads them afresh after the locks, so it also skips
  * what a leased-batch claim took meanwhile.
  *
+ * <h2>Runs and entries in doubt</h2>
+ * With {@code maxRun > 1} the runs behind the locked heads are read and taken with the same re-checks
+ * ({@link KeyRuns}); with {@code maxRun} 1 none of that runs. The claim's UPDATE records the claim's time
+ * ({@code claimed_at}) and marks a row it takes over from an expired claim in doubt ({@link OutboxRows#inDoubtOnClaim});
+ * see {@code docs/stores.md}, "Runs of a key" and "Entries in doubt".
+ *
  * <h2>Rows it cannot read</h2>
  * A row another application wrote that cannot be turned into a message is quarantined as
  * {@link dev.outbox4j.QuarantineKind#UNREADABLE} in the claim's transaction and left out of the claim (see
@@ -58,6 +68,8 @@ final class ClaimFace extends StoreJdbc {
   private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
   private volatile boolean headsFirst;
+  /** See {@link #runs()}. */
+  private volatile @Nullable KeyRuns runs;
 
   private record ClaimReads(String window, String headsAndUnkeyed) {}
 
@@ -92,37 +104,63 @@ final class ClaimFace extends StoreJdbc {
   }
 
   public List<Claim> claim(int limit, Instant now, Duration lease) {
+    return claim(limit, now, lease, 1);
+  }
+
+  /** See {@link dev.outbox4j.spi.OutboxStore#claim(int, Instant, Duration, int)}; {@code maxRun} 1 claims heads only. */
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
+    if (maxRun < 1) {
+      throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
+    }
     int wanted = Math.min(limit, JdbcOutboxStore.MAX_CLAIM);
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
     if (batches()) {
-      return batchClaims.claim(wanted, now, lease, leaseUntil);
+      return batchClaims.claim(wanted, now, lease, leaseUntil, maxRun);
     }
     UUID token = UUID.randomUUID();
-    List<OutboxEntry> claimed = isPostgres()
+    List<OutboxRows.Read> claimed = isPostgres()
         ? inTransaction("claim", c -> {
           LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease);
           if (locked.seqs().isEmpty()) {
             return List.of();
           }
-          if (locked.takeOver()) {
-            batchClaims.takeOver(c, locked.seqs(), now);
+          if (maxRun == 1) {
+            if (locked.takeOver()) {
+              batchClaims.takeOver(c, locked.seqs(), now);
+            }
+            return claimLocked(c, locked.seqs(), now, leaseUntil, token);
           }
-          return claimLocked(c, locked.seqs(), now, leaseUntil, token);
+          KeyRuns.Plan plan = runs().followPostgres(c, locked.seqs(), maxRun, wanted, now);
+          if (locked.takeOver() || plan.stale()) {
+            batchClaims.takeOver(c, plan.seqs(), now);
+          }
+          return claimLockedRuns(c, plan, now, leaseUntil, token);
         })
         : inTransaction("claim", c -> {
           List<Long> candidates = candidates(c, wanted, now);
-          return candidates.isEmpty() ? List.of() : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token);
+          return candidates.isEmpty() ? List.of()
+              : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token, maxRun);
         });
     List<Claim> claims = new ArrayList<>(claimed.size());
-    claimed.stream().sorted(Comparator.comparingLong(OutboxEntry::sequence))
-        .forEach(entry -> claims.add(new Claim(entry, token, leaseUntil)));
+    claimed.stream().sorted(Comparator.comparingLong(read -> read.entry().sequence()))
+        .forEach(read -> claims.add(new Claim(read.entry(), token, leaseUntil, read.inDoubtSince())));
     return claims;
+  }
+
+  /** @return the runs' statements, built on first use (the dialect may be detected only then) */
+  KeyRuns runs() {
+    KeyRuns built = runs;
+    if (built == null) {
+      built = new KeyRuns(dialect, table, names.qualified("outbox_claim"));
+      runs = built;
+    }
+    return built;
   }
 
   /**
@@ -191,56 +229,183 @@ final class ClaimFace extends StoreJdbc {
    * A leased-row claim on PostgreSQL, after {@link LeasedBatchClaims#lock} took the candidates' advisory locks in this
    * transaction: writes the token and lease into those that, read afresh (after the locks, so after the commit of any
    * claim that held them before), still wait, are ready and are in no batch row of {@link ClaimStrategy#LEASED_BATCHES}.
+   *
+   * @return the claimed rows, as updated
    */
-  List<OutboxEntry> claimLocked(Connection connection, List<Long> locked, Instant now, Instant leaseUntil,
+  List<OutboxRows.Read> claimLocked(Connection connection, List<Long> locked, Instant now, Instant leaseUntil,
       UUID token) throws SQLException {
-    String sql = "UPDATE " + table + " o SET claim_token = ?, lease_until = ?, version = o.version + 1"
-        + " WHERE o.seq = ANY(?) AND o." + WAITING + " AND " + ClaimSql.ready("o") + " AND o.seq NOT IN (SELECT"
-        + " unnest(b.seqs) FROM " + names.qualified("outbox_claim") + " b) RETURNING " + OutboxRows.columns("o");
+    String sql = "UPDATE " + table + " o SET " + claimedBy("o") + " WHERE o.seq = ANY(?) AND o." + WAITING + " AND "
+        + ClaimSql.ready("o") + " AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + names.qualified("outbox_claim")
+        + " b) RETURNING " + OutboxRows.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
-      dialect.setUuid(claim, 1, token);
-      dialect.setInstant(claim, 2, leaseUntil);
-      claim.setArray(3, connection.createArrayOf("bigint", locked.toArray()));
-      dialect.setInstant(claim, 4, now);
-      dialect.setInstant(claim, 5, now);
+      int next = bindClaimedBy(claim, 1, token, leaseUntil, now);
+      claim.setArray(next, connection.createArrayOf("bigint", locked.toArray()));
+      dialect.setInstant(claim, next + 1, now);
+      dialect.setInstant(claim, next + 2, now);
       // A row that cannot be read is quarantined in this transaction, so it never stops the claim.
-      return rows.quarantineUnreadable(connection, readRows(claim));
+      return rows.quarantineUnreadableRows(connection, readRows(claim));
     }
   }
 
-  /** The leased-row claim on MariaDB/MySQL and H2, without RETURNING: a locking SELECT by primary key, then an UPDATE by it. */
-  List<OutboxEntry> claimLockThenUpdate(Connection connection, List<Long> candidates, int limit,
-      Instant now, Instant leaseUntil, UUID token) throws SQLException {
-    String select = "SELECT " + OutboxRows.columns("c") + " FROM " + dialect.byPrimaryKey(table + " c")
+  /**
+   * {@link #claimLocked} with runs: the same fresh re-checks, a run member must be pending too, and a member is taken
+   * only with the member before it (a recursive walk from the heads), so a key's claims never have a gap. A member the
+   * UPDATE still drops (changed by a concurrent writer) or that cannot be read takes the rest of its run with it: those
+   * are handed back at once, in this transaction.
+   */
+  private List<OutboxRows.Read> claimLockedRuns(Connection connection, KeyRuns.Plan plan, Instant now,
+      Instant leaseUntil, UUID token) throws SQLException {
+    String claimTable = names.qualified("outbox_claim");
+    String sql = "WITH RECURSIVE candidate AS MATERIALIZED (SELECT o.seq, p.prev FROM " + table + " o"
+        + " JOIN unnest(?::bigint[], ?::bigint[]) AS p(seq, prev) ON p.seq = o.seq WHERE o.seq = ANY(?) AND o."
+        + WAITING + " AND (p.prev = 0 OR o.status = 'PENDING') AND " + ClaimSql.ready("o") + " AND o.seq NOT IN"
+        + " (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " run (seq, prev) AS (SELECT candidate.seq, candidate.prev FROM candidate WHERE candidate.prev = 0"
+        + " UNION ALL SELECT candidate.seq, candidate.prev FROM candidate JOIN run ON candidate.prev = run.seq)"
+        + " UPDATE " + table + " o SET " + claimedBy("o") + " FROM run r WHERE o.seq = r.seq AND o.seq = ANY(?)"
+        + " AND o." + WAITING + " AND (r.prev = 0 OR o.status = 'PENDING') AND " + ClaimSql.ready("o")
+        + " RETURNING " + OutboxRows.columns("o");
+    List<Long> seqs = plan.seqs();
+    Object[] previous = seqs.stream().map(plan::previousOf).toArray();
+    List<OutboxRows.Read> claimed;
+    try (PreparedStatement claim = connection.prepareStatement(sql)) {
+      claim.setArray(1, connection.createArrayOf("bigint", seqs.toArray()));
+      claim.setArray(2, connection.createArrayOf("bigint", previous));
+      claim.setArray(3, connection.createArrayOf("bigint", seqs.toArray()));
+      dialect.setInstant(claim, 4, now);
+      dialect.setInstant(claim, 5, now);
+      int next = bindClaimedBy(claim, 6, token, leaseUntil, now);
+      claim.setArray(next, connection.createArrayOf("bigint", seqs.toArray()));
+      dialect.setInstant(claim, next + 1, now);
+      dialect.setInstant(claim, next + 2, now);
+      claimed = rows.quarantineUnreadableRows(connection, readRows(claim));
+    }
+    return withoutBrokenRuns(connection, plan, claimed, token);
+  }
+
+  /**
+   * Drops from {@code claimed} the members whose run lost an earlier member, and releases them in this transaction
+   * (no extra statement when none did).
+   */
+  private List<OutboxRows.Read> withoutBrokenRuns(Connection connection, KeyRuns.Plan plan,
+      List<OutboxRows.Read> claimed, UUID token) throws SQLException {
+    Set<Long> broken = KeyRuns.broken(plan.previous(),
+        claimed.stream().map(read -> read.entry().sequence()).toList());
+    if (broken.isEmpty()) {
+      return claimed;
+    }
+    List<Long> released = new ArrayList<>(broken);
+    try (PreparedStatement release = connection.prepareStatement("UPDATE " + dialect.byPrimaryKey(table)
+        + " SET claim_token = NULL, lease_until = NULL, version = version + 1 WHERE claim_token = ? AND seq IN "
+        + placeholders(released.size()))) {
+      dialect.setUuid(release, 1, token);
+      bindSeqs(release, 2, released);
+      release.executeUpdate();
+    }
+    return claimed.stream().filter(read -> !broken.contains(read.entry().sequence())).toList();
+  }
+
+  /**
+   * @param alias the outbox table's alias in the UPDATE, or empty for none
+   * @return the assignments of a leased-row claim: the entry is marked in doubt when it is taken over (first: MariaDB
+   *     assigns left to right), then the claim's time, token and lease. Parameters: token, lease until, now
+   */
+  private static String claimedBy(String alias) {
+    String version = alias.isEmpty() ? "version" : alias + ".version";
+    return "in_doubt_since = " + OutboxRows.inDoubtOnClaim(alias) + ", claim_token = ?, lease_until = ?,"
+        + " claimed_at = ?, version = " + version + " + 1";
+  }
+
+  /** Binds the parameters of {@link #claimedBy} from {@code first}; returns the next free index. */
+  private int bindClaimedBy(PreparedStatement statement, int first, UUID token, Instant leaseUntil, Instant now)
+      throws SQLException {
+    dialect.setUuid(statement, first, token);
+    dialect.setInstant(statement, first + 1, leaseUntil);
+    dialect.setInstant(statement, first + 2, now);
+    return first + 3;
+  }
+
+  /**
+   * The leased-row claim on MariaDB/MySQL and H2, without RETURNING: a locking SELECT by primary key, then an UPDATE by
+   * it. With runs ({@code maxRun > 1}) the runs behind the locked heads are read, locked by primary key too and
+   * re-checked, between the two.
+   *
+   * @return the claimed rows, with the version and in-doubt mark the UPDATE wrote
+   */
+  List<OutboxRows.Read> claimLockThenUpdate(Connection connection, List<Long> candidates, int limit,
+      Instant now, Instant leaseUntil, UUID token, int maxRun) throws SQLException {
+    String select = "SELECT " + OutboxRows.columnsAsClaimed("c") + " FROM " + dialect.byPrimaryKey(table + " c")
         + " WHERE c.seq IN "
         + placeholders(candidates.size()) + " AND c." + WAITING + " AND " + ClaimSql.ready("c")
         + " ORDER BY c.seq LIMIT ? FOR UPDATE SKIP LOCKED";
-    List<OutboxEntry> picked;
+    List<OutboxRows.Read> picked;
     try (PreparedStatement lock = connection.prepareStatement(select)) {
       int next = bindSeqs(lock, 1, candidates);
       dialect.setInstant(lock, next, now);
       dialect.setInstant(lock, next + 1, now);
       lock.setInt(next + 2, limit);
-      picked = rows.quarantineUnreadable(connection, readRows(lock)); // locked: quarantined in this transaction
+      picked = rows.quarantineUnreadableRows(connection, readRows(lock)); // locked: quarantined in this transaction
+    }
+    if (maxRun > 1 && !picked.isEmpty()) {
+      picked = withRuns(connection, picked, limit, now, maxRun);
     }
     if (picked.isEmpty()) {
       return picked;
     }
-    List<Long> seqs = picked.stream().map(OutboxEntry::sequence).toList();
+    List<Long> seqs = picked.stream().map(read -> read.entry().sequence()).toList();
     try (PreparedStatement claim = connection.prepareStatement("UPDATE " + dialect.byPrimaryKey(table)
-        + " SET claim_token = ?, lease_until = ?, version = version + 1 WHERE seq IN " + placeholders(seqs.size()))) {
-      dialect.setUuid(claim, 1, token);
-      dialect.setInstant(claim, 2, leaseUntil);
-      bindSeqs(claim, 3, seqs);
+        + " SET " + claimedBy("") + " WHERE seq IN " + placeholders(seqs.size()))) {
+      int next = bindClaimedBy(claim, 1, token, leaseUntil, now);
+      bindSeqs(claim, next, seqs);
       claim.executeUpdate();
     }
-    List<OutboxEntry> claimed = new ArrayList<>(picked.size());
-    for (OutboxEntry e : picked) {
-      claimed.add(new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(), e.lastError(),
-          e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(),
-          e.version() + 1, e.quarantineKind(), e.firstFailedAt()));
+    List<OutboxRows.Read> claimed = new ArrayList<>(picked.size());
+    for (OutboxRows.Read read : picked) {
+      OutboxEntry e = read.entry();
+      claimed.add(new OutboxRows.Read(new OutboxEntry(e.message(), e.sequence(), e.status(), e.attempts(),
+          e.lastError(), e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(),
+          e.version() + 1, e.quarantineKind(), e.firstFailedAt()), null, read.inDoubtSince(), read.keySeq()));
     }
     return claimed;
+  }
+
+  /**
+   * The locked heads with their runs (MariaDB/MySQL and H2), cut to {@code limit}: the runs are read, their members
+   * locked by primary key ({@code FOR UPDATE SKIP LOCKED}) and re-checked (pending, available, no unexpired lease) as
+   * the heads were, and a member that fails takes the rest of its run with it. Heads cut by the limit stay unclaimed
+   * (their locks go with the commit).
+   */
+  private List<OutboxRows.Read> withRuns(Connection connection, List<OutboxRows.Read> heads, int limit, Instant now,
+      int maxRun) throws SQLException {
+    List<Long> headSeqs = new ArrayList<>();
+    List<KeyRuns.Head> keyed = new ArrayList<>();
+    for (OutboxRows.Read head : heads) {
+      headSeqs.add(head.entry().sequence());
+      head.entry().message().orderingKey()
+          .ifPresent(key -> keyed.add(new KeyRuns.Head(head.entry().sequence(), key, head.keySeq())));
+    }
+    if (keyed.isEmpty()) {
+      return heads;
+    }
+    KeyRuns.Plan plan = runs().followByKey(connection, headSeqs, keyed, maxRun, limit, now);
+    Set<Long> planned = new HashSet<>(plan.seqs());
+    Map<Long, OutboxRows.Read> taken = new TreeMap<>();
+    heads.stream().filter(head -> planned.contains(head.entry().sequence()))
+        .forEach(head -> taken.put(head.entry().sequence(), head));
+    List<Long> members = plan.seqs().stream().filter(plan.previous()::containsKey).toList();
+    if (!members.isEmpty()) {
+      try (PreparedStatement lock = connection.prepareStatement("SELECT " + OutboxRows.columnsAsClaimed("c")
+          + " FROM " + dialect.byPrimaryKey(table + " c") + " WHERE c.seq IN " + placeholders(members.size())
+          + " AND c.status = 'PENDING' AND " + ClaimSql.ready("c") + " ORDER BY c.seq FOR UPDATE SKIP LOCKED")) {
+        int next = bindSeqs(lock, 1, members);
+        dialect.setInstant(lock, next, now);
+        dialect.setInstant(lock, next + 1, now);
+        rows.quarantineUnreadableRows(connection, readRows(lock))
+            .forEach(member -> taken.put(member.entry().sequence(), member));
+      }
+    }
+    taken.keySet().removeAll(KeyRuns.broken(plan.previous(), taken.keySet()));
+    return new ArrayList<>(taken.values());
   }
 
   /** @return whether claims are held as leased batches (see {@link #claimStrategy()}) */

@@ -28,6 +28,12 @@ import java.util.function.Function;
  * token is still there. A batch is retired in one statement per token and 500 claims ({@code DELETE/UPDATE ...
  * RETURNING id} on PostgreSQL; without RETURNING one statement + COMMIT when no claim was lost, and a second, locking
  * pass to find out which were lost only when the row count falls short).
+ *
+ * <h2>Entries in doubt</h2>
+ * {@link #markFailed}, {@link #postpone} and {@link #quarantine} record an outcome, so they clear {@code in_doubt_since}
+ * (see {@link dev.outbox4j.spi.OutboxStore}, "Entries in doubt"); {@link #release} keeps it (the claim sent nothing, so
+ * an earlier claim's send may still have landed); {@link #markDelivered} retires the entry, and clears it on an entry
+ * kept for retention.
  */
 final class Completions extends StoreJdbc {
 
@@ -43,7 +49,7 @@ final class Completions extends StoreJdbc {
       return inChunks(claims, chunk -> retention.deletesOnDelivery()
           ? claimFace.batchClaims.complete("markDelivered", chunk, "DELETE FROM " + table + " o", (s, first) -> first)
           : claimFace.batchClaims.complete("markDelivered", chunk, "UPDATE " + table + " o SET status = 'DELIVERED',"
-              + " delivered_at = ?, version = o.version + 1", (s, first) -> {
+              + " delivered_at = ?, in_doubt_since = NULL, version = o.version + 1", (s, first) -> {
                 dialect.setInstant(s, first, now);
                 return first + 1;
               }));
@@ -98,7 +104,7 @@ final class Completions extends StoreJdbc {
       return fencedByToken("markDelivered", token, claims, dialect.deleteByPrimaryKey(table), s -> 1);
     }
     return fencedByToken("markDelivered", token, claims, "UPDATE " + dialect.byPrimaryKey(table)
-        + " SET status = 'DELIVERED', delivered_at = ?, claim_token = NULL, lease_until = NULL,"
+        + " SET status = 'DELIVERED', delivered_at = ?, in_doubt_since = NULL, claim_token = NULL, lease_until = NULL,"
         + " version = version + 1", s -> {
           dialect.setInstant(s, 1, now);
           return 2;
@@ -176,7 +182,7 @@ final class Completions extends StoreJdbc {
 
   public boolean markFailed(Claim claim, String error, Instant nextAttemptAt) {
     return fencedUpdate("markFailed", "status = 'FAILED', attempts = attempts + 1, last_error = ?, available_at = ?,"
-        + " first_failed_at = COALESCE(first_failed_at, ?)", claim, (s, first) -> {
+        + " first_failed_at = COALESCE(first_failed_at, ?), in_doubt_since = NULL", claim, (s, first) -> {
           s.setString(first, OutboxRows.clip(error));
           dialect.setInstant(s, first + 1, nextAttemptAt);
           dialect.setInstant(s, first + 2, clock.instant());
@@ -185,7 +191,7 @@ final class Completions extends StoreJdbc {
   }
 
   public boolean postpone(Claim claim, String reason, Instant nextAttemptAt) {
-    return fencedUpdate("postpone", "last_error = ?, available_at = ?", claim, (s, first) -> {
+    return fencedUpdate("postpone", "last_error = ?, available_at = ?, in_doubt_since = NULL", claim, (s, first) -> {
       s.setString(first, OutboxRows.clip(reason));
       dialect.setInstant(s, first + 1, nextAttemptAt);
       return first + 2;
@@ -196,14 +202,14 @@ final class Completions extends StoreJdbc {
     String clipped = OutboxRows.clip(reason);
     if (claimFace.batches()) {
       return inChunks(claims, chunk -> claimFace.batchClaims.complete("postpone", chunk, "UPDATE " + table
-          + " o SET last_error = ?, available_at = ?, version = o.version + 1", (s, first) -> {
+          + " o SET last_error = ?, available_at = ?, in_doubt_since = NULL, version = o.version + 1", (s, first) -> {
             s.setString(first, clipped);
             dialect.setInstant(s, first + 1, nextAttemptAt);
             return first + 2;
           }));
     }
     String set = "UPDATE " + dialect.byPrimaryKey(table) + " SET last_error = ?, available_at = ?,"
-        + " claim_token = NULL, lease_until = NULL, version = version + 1";
+        + " in_doubt_since = NULL, claim_token = NULL, lease_until = NULL, version = version + 1";
     return byTokenInChunks(claims, (token, chunk) -> fencedByToken("postpone", token, chunk, set, s -> {
       s.setString(1, clipped);
       dialect.setInstant(s, 2, nextAttemptAt);
@@ -216,7 +222,7 @@ final class Completions extends StoreJdbc {
     Instant claimed = claim.entry().availableAt();
     Instant availableAt = lateCopiesLandBy.isAfter(claimed) ? lateCopiesLandBy : claimed;
     return fencedUpdate("quarantine", "status = 'QUARANTINED', attempts = attempts + 1, last_error = ?,"
-        + " quarantine_reason = ?, quarantine_kind = ?, available_at = ?", claim, (s, first) -> {
+        + " quarantine_reason = ?, quarantine_kind = ?, available_at = ?, in_doubt_since = NULL", claim, (s, first) -> {
           s.setString(first, OutboxRows.clip(reason.text()));
           s.setString(first + 1, OutboxRows.clip(reason.text()));
           s.setString(first + 2, reason.kind().name());

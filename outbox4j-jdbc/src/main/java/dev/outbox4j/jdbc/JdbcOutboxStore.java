@@ -48,6 +48,8 @@ import org.jspecify.annotations.Nullable;
  * one read of the claimed entries; a completion is one statement. Under leased rows a claim is the reads, a locking
  * statement and the claim (one transaction), and a batch completion one statement per token and 500 claims.
  * {@link #markFailed}, {@link #postpone} and {@link #quarantine} are one auto-commit statement each.
+ * A claim with runs ({@code maxRun > 1}) adds one read of the entries behind the heads, and on MariaDB/MySQL and H2
+ * one locking read of them.
  *
  * <h2>Timeouts</h2>
  * No call may wait on the database for ever: every statement carries a query timeout
@@ -72,7 +74,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
           "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
-          "V7__destination_pauses.sql", "V8__operator_audit.sql");
+          "V7__destination_pauses.sql", "V8__operator_audit.sql", "V9__in_doubt.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
   /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */
@@ -183,6 +185,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public List<Claim> claim(int limit, Instant now, Duration lease) {
     return claims.claim(limit, now, lease);
+  }
+
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
+    return claims.claim(limit, now, lease, maxRun);
   }
 
   @Override

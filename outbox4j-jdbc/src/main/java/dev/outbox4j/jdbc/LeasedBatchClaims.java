@@ -38,10 +38,14 @@ import org.jspecify.annotations.Nullable;
  *       never crowd each other out of it.
  *   <li><b>Take over</b> (only when the first statement saw any): expired batch rows are deleted, skipping any a
  *       completion holds at this moment, and a previous leased-row claim whose lease passed is cleared from its row
- *       (its token and a new version), so the relay that held either can no longer complete it.
+ *       (its token and a new version), so the relay that held either can no longer complete it. Every entry so taken
+ *       over is marked in doubt ({@link #takeOver}).
  *   <li><b>Note</b> (one statement with a fresh snapshot, taken after the locks): the locked entries still waiting, ready
- *       and in no batch row are kept and written as one row (token, seqs, lease); their {@code (seq, version)} pairs
- *       come back.
+ *       and in no batch row are kept and written as one row (token, seqs, lease, the claim's time); their
+ *       {@code (seq, version)} pairs come back.
+ *   <li><b>Runs</b> (only with {@code maxRun > 1}): between the lock and the takeover, one read finds the entries right
+ *       behind the locked heads ({@link KeyRuns}); the note then keeps a run member only with the one before it, and
+ *       a member left out after the commit (changed, unreadable) takes the rest of its run out of the batch with it.
  *   <li><b>Commit</b>, waiting for the WAL flush: the batch row is as durable as the entries, so neither a crash of the
  *       server nor a promoted synchronous standby forgets it. The advisory locks go with the commit.
  * </ol>
@@ -121,8 +125,10 @@ final class LeasedBatchClaims {
   private final Map<UUID, Batch> batches = new ConcurrentHashMap<>();
   /** As the leased-row claim's hint: the window was full of entries that cannot be claimed, so go to the heads. */
   private volatile boolean headsFirst;
+  private final KeyRuns runs;
 
   LeasedBatchClaims(Connections connections, Heads heads, OutboxRows rows, String table, String claimTable) {
+    this.runs = new KeyRuns(PostgresDialect.INSTANCE, table, claimTable);
     this.connections = connections;
     this.heads = heads;
     this.rows = rows;
@@ -155,18 +161,31 @@ final class LeasedBatchClaims {
     return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ?";
   }
 
-  /** @return the claims, in {@code seq} order */
-  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil) {
+  /**
+   * @param maxRun the most entries of one key ({@code 1}: heads only, the statements of a claim without runs)
+   * @return the claims, in {@code seq} order
+   */
+  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil, int maxRun) {
     UUID token = UUID.randomUUID();
+    Map<Long, Long> previous = new HashMap<>();
     Map<Long, Long> noted = connections.inTransaction("claim", c -> {
+      previous.clear(); // a deadlock victim runs this again
       Locked locked = lock(c, limit, now, lease);
       if (locked.seqs().isEmpty()) {
         return Map.of();
       }
-      if (locked.takeOver()) {
-        takeOver(c, locked.seqs(), now);
+      if (maxRun == 1) {
+        if (locked.takeOver()) {
+          takeOver(c, locked.seqs(), now);
+        }
+        return note(c, locked.seqs(), token, leaseUntil, now);
       }
-      return note(c, locked.seqs(), token, leaseUntil, now);
+      KeyRuns.Plan plan = runs.followPostgres(c, locked.seqs(), maxRun, limit, now);
+      previous.putAll(plan.previous());
+      if (locked.takeOver() || plan.stale()) {
+        takeOver(c, plan.seqs(), now);
+      }
+      return noteRuns(c, plan, token, leaseUntil, now);
     });
     if (noted.isEmpty()) {
       return List.of();
@@ -179,7 +198,7 @@ final class LeasedBatchClaims {
       giveBack(token, e); // nothing was handed out: the entries must not wait for the lease
       throw e;
     }
-    List<Claim> claims = new ArrayList<>(read.size());
+    Map<Long, OutboxRows.Read> kept = new LinkedHashMap<>();
     List<OutboxRows.Read> unreadable = new ArrayList<>();
     Set<Long> dropped = new HashSet<>(noted.keySet());
     for (OutboxRows.Read row : read) {
@@ -192,16 +211,24 @@ final class LeasedBatchClaims {
         unreadable.add(row);
         continue;
       }
-      dropped.remove(entry.sequence());
-      claims.add(new Claim(entry, token, leaseUntil));
+      kept.put(entry.sequence(), row);
+    }
+    // A run member behind one left out is left out too: a key's claims are its head and a gap-free run behind it.
+    kept.keySet().removeAll(KeyRuns.broken(previous, kept.keySet()));
+    List<Claim> claims = new ArrayList<>(kept.size());
+    for (OutboxRows.Read row : kept.values()) {
+      dropped.remove(row.entry().sequence());
+      claims.add(new Claim(row.entry(), token, leaseUntil, row.inDoubtSince()));
     }
     if (!dropped.isEmpty()) {
       // Unreadable rows are quarantined while still in the batch (nobody else can touch them), then every entry not
       // handed out leaves the batch, so others may claim it.
-      connections.autoCommit("claim", c -> {
-        rows.quarantineUnreadable(c, unreadable);
-        return null;
-      });
+      if (!unreadable.isEmpty()) {
+        connections.autoCommit("claim", c -> {
+          rows.quarantineUnreadable(c, unreadable);
+          return null;
+        });
+      }
       Map<Long, Long> leaving = new HashMap<>();
       dropped.forEach(seq -> leaving.put(seq, UNVERSIONED));
       complete("claim", token, leaving, "SELECT o.seq FROM " + table + " o", (s, first) -> first);
@@ -245,15 +272,18 @@ final class LeasedBatchClaims {
     // No ORDER BY, aggregate, DISTINCT or window function above the lock: the LIMIT must pull rows through the filter
     // one by one, or the filter would lock rows that are never returned; and the window is read only as far as the
     // LIMIT pulls. Every condition is the CASE's, checked per row, cheapest first, and only then the lock. The window
-    // is widened by the entries in flight (every relay's, from the claim table), which it skips. Only when the batch
-    // is not full does the UNION ALL go on to its second branch: one row with seq 0, whether any batch row has
-    // expired, how many rows the window held (same snapshot) and how many it could have held.
+    // is widened by the entries in flight (every relay's, from the claim table), which it skips. A locked row is stale
+    // (a takeover must run first) when it has a leased-row lease, or when any batch row has expired: its entries may
+    // be among the locked ones, which the note would otherwise leave out, claim after full claim (that look at the
+    // small claim table is made once per statement). Only when the batch is not full does the UNION ALL go on to its
+    // second branch: one row with seq 0, whether any batch row has expired, how many rows the window held (same
+    // snapshot) and how many it could have held.
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
     String widened = "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
         + " WHERE w." + WAITING + " ORDER BY w.seq LIMIT ? + " + inFlight;
-    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, c.lease_until IS NOT NULL AS stale,"
-        + " 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
+    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, (c.lease_until IS NOT NULL OR EXISTS"
+        + " (SELECT 1 FROM " + claimTable + " s WHERE s.lease_until <= ?)) AS stale, 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
         + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
         + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
         + " UNION ALL (SELECT 0, EXISTS (SELECT 1 FROM " + claimTable + " e WHERE e.lease_until <= ?),"
@@ -263,6 +293,7 @@ final class LeasedBatchClaims {
     boolean wholeBacklogSeen = false;
     try (PreparedStatement statement = c.prepareStatement(sql)) {
       int i = 1;
+      statement.setObject(i++, utc(now));
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
@@ -352,12 +383,24 @@ final class LeasedBatchClaims {
   /**
    * Deletes the expired batch rows no completion holds right now, and clears expired leased-row claims from the
    * locked entries, so the relays that held either are fenced out. In the claim's transaction, after {@link #lock}.
+   *
+   * <p>Every entry so taken over is marked in doubt (see {@link dev.outbox4j.spi.OutboxStore}, "Entries in doubt"):
+   * each still-waiting entry of every deleted batch row, whether or not this claim takes it (nobody else will see that
+   * row again), since the row's {@code claimed_at} (its entries' {@code created_at} for a row noted before migration
+   * V9), and each cleared leased-row claim since its own {@code claimed_at}; an earlier mark is kept. The two sets never
+   * share an entry: a batch notes only entries without a leased-row token, and a leased-row claim skips entries in a
+   * batch row.
    */
   void takeOver(Connection c, List<Long> locked, Instant now) throws SQLException {
     try (PreparedStatement statement = c.prepareStatement("WITH gone AS (DELETE FROM " + claimTable
         + " WHERE token IN (SELECT e.token FROM " + claimTable + " e WHERE e.lease_until <= ?"
-        + " FOR UPDATE SKIP LOCKED)) UPDATE " + table + " o SET claim_token = NULL, lease_until = NULL,"
-        + " version = o.version + 1 WHERE o.seq = ANY(?) AND o." + WAITING + " AND o.lease_until <= ?")) {
+        + " FOR UPDATE SKIP LOCKED) RETURNING seqs, claimed_at),"
+        + " doubted AS (UPDATE " + table + " d SET in_doubt_since = coalesce(d.in_doubt_since, g.claimed_at,"
+        + " d.created_at) FROM (SELECT unnest(gone.seqs) AS seq, gone.claimed_at FROM gone) g"
+        + " WHERE d.seq = g.seq AND d." + WAITING + ")"
+        + " UPDATE " + table + " o SET in_doubt_since = " + OutboxRows.inDoubtOnClaim("o") + ", claim_token = NULL,"
+        + " lease_until = NULL, version = o.version + 1 WHERE o.seq = ANY(?) AND o." + WAITING
+        + " AND o.lease_until <= ?")) {
       statement.setObject(1, utc(now));
       statement.setArray(2, seqs(c, locked));
       statement.setObject(3, utc(now));
@@ -376,8 +419,8 @@ final class LeasedBatchClaims {
     String sql = "WITH kept AS MATERIALIZED (SELECT o.seq, o.version FROM " + table + " o WHERE o.seq = ANY(?)"
         + " AND o." + WAITING + " AND o.available_at <= ? AND o.claim_token IS NULL"
         + " AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
-        + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until)"
-        + " SELECT ?, array_agg(k.seq), ? FROM kept k HAVING count(*) > 0)"
+        + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until, claimed_at)"
+        + " SELECT ?, array_agg(k.seq), ?, ? FROM kept k HAVING count(*) > 0)"
         + " SELECT seq, version FROM kept";
     Map<Long, Long> kept = new LinkedHashMap<>();
     try (PreparedStatement statement = c.prepareStatement(sql)) {
@@ -385,6 +428,44 @@ final class LeasedBatchClaims {
       statement.setObject(2, utc(now));
       statement.setObject(3, token);
       statement.setObject(4, utc(leaseUntil));
+      statement.setObject(5, utc(now));
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          kept.put(result.getLong(1), result.getLong(2));
+        }
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * {@link #note} with runs: the same fresh re-checks, a run member must be pending too, and a member is kept only with
+   * the member before it (a recursive walk from the heads), so the batch row never holds a key's entry without the
+   * ones before it in its run.
+   *
+   * @return the kept entries' versions by {@code seq}
+   */
+  private Map<Long, Long> noteRuns(Connection c, KeyRuns.Plan plan, UUID token, Instant leaseUntil, Instant now)
+      throws SQLException {
+    String sql = "WITH RECURSIVE candidate AS MATERIALIZED (SELECT o.seq, o.version, p.prev FROM " + table + " o"
+        + " JOIN unnest(?::bigint[], ?::bigint[]) AS p(seq, prev) ON p.seq = o.seq WHERE o.seq = ANY(?)"
+        + " AND o." + WAITING + " AND (p.prev = 0 OR o.status = 'PENDING') AND o.available_at <= ?"
+        + " AND o.claim_token IS NULL AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " kept (seq, version) AS (SELECT candidate.seq, candidate.version FROM candidate WHERE candidate.prev = 0"
+        + " UNION ALL SELECT candidate.seq, candidate.version FROM candidate JOIN kept ON candidate.prev = kept.seq),"
+        + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until, claimed_at)"
+        + " SELECT ?, array_agg(k.seq), ?, ? FROM kept k HAVING count(*) > 0)"
+        + " SELECT seq, version FROM kept";
+    List<Long> seqs = plan.seqs();
+    Map<Long, Long> kept = new LinkedHashMap<>();
+    try (PreparedStatement statement = c.prepareStatement(sql)) {
+      statement.setArray(1, seqs(c, seqs));
+      statement.setArray(2, c.createArrayOf("bigint", seqs.stream().map(plan::previousOf).toArray()));
+      statement.setArray(3, seqs(c, seqs));
+      statement.setObject(4, utc(now));
+      statement.setObject(5, token);
+      statement.setObject(6, utc(leaseUntil));
+      statement.setObject(7, utc(now));
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           kept.put(result.getLong(1), result.getLong(2));

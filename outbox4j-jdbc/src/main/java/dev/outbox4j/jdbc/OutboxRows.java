@@ -33,7 +33,8 @@ final class OutboxRows {
   private static final String[] COLUMNS = {
     "id", "seq", "destination", "ordering_key", "key_seq", "payload", "content_type", "headers", "not_before",
     "status", "attempts", "last_error", "quarantine_reason", "created_at", "available_at", "delivered_at",
-    "delivery_result", "claim_token", "lease_until", "version", "quarantine_kind", "first_failed_at"
+    "delivery_result", "claim_token", "lease_until", "version", "quarantine_kind", "first_failed_at", "claimed_at",
+    "in_doubt_since"
   };
 
   final JdbcDialect dialect;
@@ -50,6 +51,30 @@ final class OutboxRows {
         + " not_before, status, attempts, last_error, quarantine_reason, created_at, available_at, delivered_at,"
         + " delivery_result, quarantine_kind, first_failed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
         + " ?)";
+  }
+
+  /**
+   * @param alias a table alias, or an empty string for none
+   * @return the expression a claim writes into {@code in_doubt_since}: when the row still carries a token, its previous
+   *     claim expired with nothing recorded (a claim only takes a row whose lease has passed), so the entry is in doubt
+   *     since the earliest such claim: the mark it has, else that claim's {@code claimed_at}, else (a claim made before
+   *     migration V9) its {@code created_at}. A row without a token keeps its mark. On MariaDB/MySQL, whose UPDATE
+   *     assigns left to right, it must come before the assignment of {@code claim_token}.
+   */
+  static String inDoubtOnClaim(String alias) {
+    String a = alias.isEmpty() ? "" : alias + ".";
+    return "CASE WHEN " + a + "claim_token IS NOT NULL THEN COALESCE(" + a + "in_doubt_since, " + a + "claimed_at, "
+        + a + "created_at) ELSE " + a + "in_doubt_since END";
+  }
+
+  /**
+   * @param alias a table alias
+   * @return {@link #columns}, but with {@code in_doubt_since} as a claim of the row now would write it
+   *     ({@link #inDoubtOnClaim}): for a claim that reads its rows before it updates them
+   */
+  static String columnsAsClaimed(String alias) {
+    String all = columns(alias);
+    return all.substring(0, all.length() - (alias + ".in_doubt_since").length()) + inDoubtOnClaim(alias);
   }
 
   /**
@@ -93,8 +118,10 @@ final class OutboxRows {
    *
    * @param entry the entry
    * @param unreadable the problems, for the quarantine reason, or {@code null} when the row is readable
+   * @param inDoubtSince the row's {@code in_doubt_since} (see {@link dev.outbox4j.spi.Claim#inDoubtSince()})
+   * @param keySeq the entry's number within its ordering key ({@code key_seq}); {@code 0} when it has none
    */
-  record Read(OutboxEntry entry, @Nullable String unreadable) {
+  record Read(OutboxEntry entry, @Nullable String unreadable, @Nullable Instant inDoubtSince, long keySeq) {
     Read {
       Objects.requireNonNull(entry, "entry");
     }
@@ -141,7 +168,8 @@ final class OutboxRows {
     OutboxEntry entry = new OutboxEntry(message, row.getLong(2), EntryStatus.valueOf(row.getString(10)),
         row.getInt(11), row.getString(12), row.getString(13), required(row, 14), required(row, 15),
         dialect.getInstant(row, 16), row.getString(17), row.getLong(20), kind(row.getString(21)), dialect.getInstant(row, 22));
-    return new Read(entry, problems.isEmpty() ? null : "unreadable row: " + String.join("; ", problems));
+    return new Read(entry, problems.isEmpty() ? null : "unreadable row: " + String.join("; ", problems),
+        dialect.getInstant(row, 24), row.getLong(5));
   }
 
   /**
@@ -259,10 +287,17 @@ final class OutboxRows {
    */
   List<OutboxEntry> quarantineUnreadable(java.sql.Connection connection, List<Read> read) throws SQLException {
     List<OutboxEntry> readable = new ArrayList<>(read.size());
+    quarantineUnreadableRows(connection, read).forEach(row -> readable.add(row.entry()));
+    return readable;
+  }
+
+  /** As {@link #quarantineUnreadable}, returning the readable rows as read. */
+  List<Read> quarantineUnreadableRows(java.sql.Connection connection, List<Read> read) throws SQLException {
+    List<Read> readable = new ArrayList<>(read.size());
     List<Read> unreadable = new ArrayList<>();
     for (Read row : read) {
       if (row.readable()) {
-        readable.add(row.entry());
+        readable.add(row);
       } else {
         unreadable.add(row);
       }
