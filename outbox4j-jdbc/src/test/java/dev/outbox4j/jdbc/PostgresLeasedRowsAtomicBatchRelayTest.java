@@ -1,0 +1,14 @@
+package dev.outbox4j.jdbc;
+
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.testkit.AtomicBatchRelayContract;
+import java.time.Clock;
+
+/** The relay contract for atomic batches (runs of a key, entries in doubt) over this store. */
+class PostgresLeasedRowsAtomicBatchRelayTest extends AtomicBatchRelayContract {
+  @Override
+  protected OutboxStore newStore(Clock clock) {
+    return TestDatabase.POSTGRES.emptyStore("pgrowsatomic_", clock, Retention.deleteOnDelivery(), ClaimStrategy.LEASED_ROWS);
+  }
+}
