@@ -204,6 +204,7 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
     plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
     brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
+    kafkaTransactionRows(plan, database);
     brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
     brokerRows(plan, database, "nats", NatsBenchBroker::new);
     return plan;
@@ -230,6 +231,23 @@ public final class BenchMain {
               () -> new Outbox4jBrokerDrain(database, brokers.create(), keyed, workers, claims)));
         }
       }
+    }
+  }
+
+  /**
+   * Kafka's transactional mode: the relay (the reference claim) unkeyed and keyed over 1,000 keys, to set against the
+   * idempotent transport's rows of group {@code kafka}; and, in group {@code kafka-hot}, a backlog over 3 keys, through
+   * the transactional mode (runs of a key in one transaction) and through the idempotent transport (one entry of a
+   * key in flight), to set against the transactional unkeyed row (run {@code --only kafka,kafka-hot}).
+   */
+  private static void kafkaTransactionRows(List<Planned> plan, BenchDatabase database) {
+    for (boolean keyed : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of("kafka", "kafka-hot"),
+          () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(true), keyed)));
+    }
+    for (boolean transactional : new boolean[] {true, false}) {
+      plan.add(new Planned(Set.of("kafka-hot"), () -> new Outbox4jBrokerDrain(database,
+          new KafkaBenchBroker(transactional), 3, 1, ClaimNames.REFERENCE)));
     }
   }
 

@@ -41,7 +41,7 @@ record BenchOptions(
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS =
-      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim", "kafka", "rabbitmq", "nats");
+      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim", "kafka", "kafka-hot", "rabbitmq", "nats");
 
   BenchOptions {
     only = Set.copyOf(only);
@@ -81,7 +81,10 @@ record BenchOptions(
                          [--small-pending 10000] [--large-pending 1000000] [--outbox-fillfactor 80]
           groups: %s
           kafka, rabbitmq, nats: broker end to end, outbox4j relay vs hand-written JDBC + client library (Kafka runs
-            in-process; RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222 must be running)
+            in-process; RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222 must be running); kafka
+            also runs the transactional mode's rows
+          kafka-hot: Kafka, a backlog over 3 keys, transactional mode (runs of a key) vs the idempotent transport
+            (one entry of a key in flight), beside the transactional unkeyed and keyed rows
           --help, -h: print this and exit
           --quick = --n 5000 --runs 1 --latency-seconds 5 --large-pending 100000 (a smoke test, not a measurement)
         """.formatted(String.join(",", GROUPS));

@@ -1,6 +1,7 @@
 package dev.outbox4j.bench;
 
 import dev.outbox4j.kafka.EmbeddedKafka;
+import dev.outbox4j.kafka.KafkaTransactions;
 import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.spi.Transport;
 import java.nio.charset.StandardCharsets;
@@ -31,26 +32,40 @@ final class KafkaBenchBroker implements BenchBroker {
 
   private final EmbeddedKafka kafka = EmbeddedKafka.shared();
   private final String topic = "outbox4j-bench-" + UUID.randomUUID();
+  private final boolean transactional;
   private long purgedAt;
 
+  /** The idempotent (at-least-once) transport. */
   KafkaBenchBroker() {
+    this(false);
+  }
+
+  /** @param transactional whether the relay's transport runs each batch as one Kafka transaction */
+  KafkaBenchBroker(boolean transactional) {
+    this.transactional = transactional;
     kafka.createTopic(topic, PARTITIONS);
   }
 
   @Override
   public String name() {
-    return "kafka";
+    return transactional ? "kafka-tx" : "kafka";
   }
 
   @Override
   public String describe() {
-    return "Kafka (in-process KRaft broker, " + PARTITIONS + " partitions), idempotent producer, acks=all";
+    return "Kafka (in-process KRaft broker, " + PARTITIONS + " partitions), "
+        + (transactional ? "transactional mode (a transaction per batch, runs of a key)" : "idempotent producer")
+        + ", acks=all";
   }
 
   @Override
   public Transport transport() {
-    return KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers()).withTopicMapping(m -> topic)
-        .build();
+    KafkaTransport.Builder builder = KafkaTransport.builder().withBootstrapServers(kafka.bootstrapServers())
+        .withTopicMapping(m -> topic);
+    if (transactional) {
+      builder.withTransactions(KafkaTransactions.builder().withProgressTopic(topic + "-progress").build());
+    }
+    return builder.build();
   }
 
   @Override
@@ -107,5 +122,8 @@ final class KafkaBenchBroker implements BenchBroker {
   @Override
   public void close() {
     kafka.deleteTopic(topic);
+    if (transactional) {
+      kafka.deleteTopic(topic + "-progress");
+    }
   }
 }

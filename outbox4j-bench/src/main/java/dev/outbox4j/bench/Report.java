@@ -169,6 +169,15 @@ final class Report {
         }
       }
     }
+    for (String kind : List.of("unkeyed", "keyed")) {
+      targets.add(new Target("Kafka, " + kind + ": transactional mode / idempotent transport",
+          "kafka-tx-outbox4j-" + kind, "kafka-outbox4j-" + kind, Metric.THROUGHPUT, true, 0.8));
+    }
+    targets.add(new Target("Kafka, a backlog over 3 keys: transactional mode (runs of a key) / transactional unkeyed",
+        "kafka-tx-outbox4j-3keys", "kafka-tx-outbox4j-unkeyed", Metric.THROUGHPUT, true, 0.5));
+    targets.add(new Target("Kafka, a backlog over 3 keys: idempotent (one entry of a key in flight) / transactional"
+        + " unkeyed (reference)", "kafka-outbox4j-3keys", "kafka-tx-outbox4j-unkeyed", Metric.THROUGHPUT, true,
+        Double.NaN));
     for (dev.outbox4j.jdbc.ClaimStrategy claims : ClaimNames.alternatives()) {
       for (String[] broker : brokers) {
         for (String kind : List.of("unkeyed", "keyed")) {
