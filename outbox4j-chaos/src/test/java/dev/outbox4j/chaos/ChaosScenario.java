@@ -18,6 +18,10 @@ import java.util.Objects;
  * @param relays relay processes
  * @param relaysAfter when the relays start (a backlog builds before)
  * @param relayKills SIGKILLs of a random relay, spread over the writing time, each followed by a restart
+ * @param selfKillChance while the writers write, the chance that a relay other than relay 0 SIGKILLs itself after a
+ *     committed atomic batch, before the relay records it ({@link SelfKillingTransport}); without atomic batches,
+ *     after a confirmed message with this chance divided by the relays' batch size (100), about as often per claimed
+ *     batch. 0: never
  * @param databaseCrashAt when the database is crash-restarted
  * @param databaseDowntime how long it stays down
  * @param freezeAt when relay 0 is frozen (SIGSTOP) for two leases and a second, then resumed (SIGCONT)
@@ -33,7 +37,7 @@ import java.util.Objects;
  */
 record ChaosScenario(String form, int writers, int threadsPerWriter, Duration writeFor, Duration maxPause,
     double rollbackShare, int keys, int hotKeys, double hotShare, int relays, Duration relaysAfter, int relayKills,
-    Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
+    double selfKillChance, Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
     Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts,
     Duration giveUpAfter,
     Duration drainTimeout) {
@@ -44,6 +48,9 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
         || !databaseCrashAt.minus(writeFor).isNegative()) {
       throw new IllegalArgumentException("every fault must start and end while the writers write: " + writeFor);
     }
+    if (!(selfKillChance >= 0 && selfKillChance <= 1)) {
+      throw new IllegalArgumentException("selfKillChance must be from 0 to 1, was " + selfKillChance);
+    }
     if (outage.compareTo(giveUpAfter) <= 0) {
       throw new IllegalArgumentException("the outage must outlast the retry budget " + giveUpAfter);
     }
@@ -52,7 +59,7 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
   /** The default build's form: about a minute per database, every fault once, fewer kills. */
   static ChaosScenario shortForm() {
     return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
-        Duration.ofSeconds(3), 4, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
+        Duration.ofSeconds(3), 4, 0, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
         Duration.ofSeconds(27), Duration.ofSeconds(12), Duration.ofSeconds(3), Duration.ofSeconds(2),
         Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(60));
   }
@@ -60,9 +67,34 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
   /** {@code -Pchaos-long}: two and a half minutes of writing per run, 25 kills, a 40-second outage. */
   static ChaosScenario longForm() {
     return new ChaosScenario("long", 3, 3, Duration.ofSeconds(150), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
-        Duration.ofSeconds(8), 25, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(8), 25, 0, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
         Duration.ofSeconds(95), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
         Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
+  }
+
+  /**
+   * The Kafka exactly-once scenario's short form: about 30 kills in 45 seconds of writing (24 SIGKILLs, 1 in 100 of
+   * the committed batches ending in a self-kill). The relays' leases are raised to the transport's bound, so each
+   * fault costs a lease on the keys it strands; the outage and the freeze come after the database's crash.
+   */
+  static ChaosScenario kafkaShortForm() {
+    return new ChaosScenario("short", 2, 3, Duration.ofSeconds(45), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
+        Duration.ofSeconds(3), 24, 0.01, Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(16),
+        Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(75));
+  }
+
+  /** The Kafka scenario's long form: four minutes of writing, 200 SIGKILLs and the self-kills on top. */
+  static ChaosScenario kafkaLongForm() {
+    return new ChaosScenario("long", 3, 3, Duration.ofSeconds(240), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
+        Duration.ofSeconds(8), 200, 0.01, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(150), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
+  }
+
+  /** @return the Kafka scenario in the form named by {@code outbox4j.chaos.form} */
+  static ChaosScenario currentKafka() {
+    return isLong() ? kafkaLongForm() : kafkaShortForm();
   }
 
   /** @return the form named by the system property {@code outbox4j.chaos.form} ({@code short} unless set) */
