@@ -132,10 +132,6 @@ final class ChaosRun {
       Fleet fleet = new Fleet(processes, database, consumer, proxy);
       Timeline timeline = new Timeline();
       fleet.startWriters();
-      if (scenario.selfKillChance() > 0) {
-        fleet.armSelfKills();
-        timeline.at(scenario.writeFor(), "the relays stop killing themselves", fleet::disarmSelfKills);
-      }
       timeline.at(scenario.relaysAfter(), "start relays", fleet::startRelays);
       Random random = new Random(seed);
       long from = scenario.relaysAfter().plusSeconds(2).toMillis();
@@ -143,6 +139,13 @@ final class ChaosRun {
       for (int k = 0; k < scenario.relayKills(); k++) {
         timeline.at(Duration.ofMillis(from + (long) (random.nextDouble() * (to - from))), "kill a relay",
             () -> fleet.killRandomRelay(random));
+      }
+      for (int k = 0; k < scenario.selfKills(); k++) {
+        timeline.at(Duration.ofMillis(from + (long) (random.nextDouble() * (to - from))),
+            "arm a self-kill after a commit", fleet::armSelfKill);
+      }
+      if (scenario.selfKills() > 0) {
+        timeline.at(scenario.writeFor(), "disarm self-kills", fleet::disarmSelfKill);
       }
       timeline.at(scenario.databaseCrashAt(), "crash-restart the database",
           () -> database.crashRestart(scenario.databaseDowntime()));
@@ -484,10 +487,8 @@ final class ChaosRun {
       if (r == 0) {
         arguments.add("freezeFlag=" + freezeFlag);
       }
-      if (scenario.selfKillChance() > 0 && r != 0) { // relay 0 is the one frozen: a self-kill would spoil the freeze
+      if (scenario.selfKills() > 0) {
         arguments.add("selfKillFlag=" + selfKillFlag);
-        arguments.add("selfKillChance=" + scenario.selfKillChance());
-        arguments.add("seed=" + (seed + 7919L * r + incarnations[r]));
       }
       if (refusing) {
         arguments.add("refuseFlag=" + refuseFlag);
@@ -500,17 +501,19 @@ final class ChaosRun {
       relayLogs.add(relays[r].log());
     }
 
-    /** While the flag file exists, relays SIGKILL themselves after a confirmation ({@link SelfKillingTransport}). */
-    void armSelfKills() {
+    /** The next relay to see a confirmation SIGKILLs itself ({@link SelfKillingTransport}). */
+    void armSelfKill() {
       try {
-        Files.createDirectories(directory);
-        Files.writeString(selfKillFlag, "relays kill themselves after a confirmation while this file exists");
+        if (Files.exists(selfKillFlag)) {
+          log("the last self-kill armed was not taken yet (no confirmation since)");
+        }
+        Files.writeString(selfKillFlag, "the next relay to see a confirmation kills itself and deletes this file");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
 
-    void disarmSelfKills() {
+    void disarmSelfKill() {
       try {
         Files.deleteIfExists(selfKillFlag);
       } catch (IOException e) {

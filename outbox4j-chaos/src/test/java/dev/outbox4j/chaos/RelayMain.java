@@ -36,15 +36,12 @@ import javax.sql.DataSource;
  * {@code rabbitmq}, the real broker, also through a proxy; and {@code kafka}, the in-process broker of the suite's JVM
  * through its own proxy, transactional with {@code transactions=true}. With {@code freezeFlag}, the relay stops itself
  * after a confirmed delivery when asked to ({@link SelfFreezingTransport}); with {@code selfKillFlag}, it SIGKILLs
- * itself after a confirmation, with probability {@code selfKillChance}, while the flag file exists
- * ({@link SelfKillingTransport}); with {@code refuseFlag}, one destination is refused
+ * itself after a confirmation when that flag file appears ({@link SelfKillingTransport}); with {@code refuseFlag}, one destination is refused
  * while the flag file exists ({@link RefusingDestinationTransport}). {@code claims} names the store's
  * {@link ClaimStrategy} ({@code leased-rows} or {@code leased-batches}; the database's default when not given).
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-  /** Entries a relay claims per pass. */
-  static final int BATCH_SIZE = 100;
   /**
    * The ledger transport's stated bound on an answer. A send waits up to 2 s for a pool connection, then inserts only
    * if the server's clock has not passed {@link #LEDGER_LANDING_DEADLINE} since the send began (the suite's processes
@@ -67,12 +64,12 @@ public final class RelayMain {
       transport = new RefusingDestinationTransport(transport, args.text("refuseDestination"),
           java.nio.file.Path.of(args.optional("refuseFlag")));
     }
-    if (args.optional("selfKillFlag") != null) {
-      transport = new SelfKillingTransport(transport, java.nio.file.Path.of(args.text("selfKillFlag")),
-          args.decimal("selfKillChance"), Long.parseLong(args.text("seed")));
-    }
     if (args.optional("freezeFlag") != null) {
       transport = new SelfFreezingTransport(transport, java.nio.file.Path.of(args.optional("freezeFlag")));
+    }
+    if (args.optional("selfKillFlag") != null) {
+      // outside the freeze: a confirmation is offered to the freeze first, so an armed self-kill never spoils one
+      transport = new SelfKillingTransport(transport, java.nio.file.Path.of(args.text("selfKillFlag")));
     }
     Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
     Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
@@ -87,7 +84,7 @@ public final class RelayMain {
         .withLease(lease)
         .withDeliveryTimeout(deliveryTimeout)
         .withRetryPolicy(retry)
-        .withBatchSize(BATCH_SIZE)
+        .withBatchSize(100)
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(200))
         .onEvent(new EventLines())
         .build();
