@@ -4,16 +4,35 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox4j.jdbc.testing.RunDatabases;
+import dev.outbox4j.kafka.EmbeddedKafka;
+import dev.outbox4j.kafka.KafkaTransport;
+import dev.outbox4j.testkit.TcpProxy;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The far end of the relays, as the suite's orchestrator sees it: the message ids that arrived, in arrival order,
@@ -21,8 +40,13 @@ import java.util.concurrent.TimeoutException;
  * they pass to their transport.
  */
 interface ChaosConsumer extends AutoCloseable {
-  /** @return {@code ledger} or {@code rabbitmq}: the relay's transport */
+  /** @return {@code ledger}, {@code rabbitmq} or {@code kafka}: the relay's transport */
   String transport();
+
+  /** @return how the run's label names this consumer; its transport unless said otherwise */
+  default String label() {
+    return transport();
+  }
 
   /** @return the destination the writers address */
   String destination();
@@ -38,6 +62,24 @@ interface ChaosConsumer extends AutoCloseable {
 
   /** @return every message id received so far, in arrival order */
   List<UUID> received();
+
+  /**
+   * @return the proxy in front of this consumer's service, when the service needs one of its own: a broker that
+   *     advertises its listeners' addresses (Kafka) must advertise the proxy's, so a proxy the run starts in front of
+   *     it would be bypassed after the first request. The run cuts this one for the outage and leaves it open.
+   *     {@code null} (the default): the run starts a proxy in front of {@link #servicePort()}
+   */
+  default @Nullable TcpProxy ownProxy() {
+    return null;
+  }
+
+  /**
+   * @return copies the broker holds that a committed-data reader never sees (aborted transactions'), for the summary;
+   *     -1 (the default) where there is no such thing
+   */
+  default long abortedCopies() {
+    return -1;
+  }
 
   @Override
   void close();
@@ -173,6 +215,185 @@ interface ChaosConsumer extends AutoCloseable {
           // already closed
         }
       }
+    }
+  }
+
+  /**
+   * Kafka, the in-process KRaft broker ({@link EmbeddedKafka}, shared by the suite's JVM): a topic of its own per run
+   * (three partitions, keyed by ordering key), which the relays reach through the broker's proxied listener and its
+   * proxy ({@link #ownProxy()}). Plain (idempotent, at least once) or transactional: each relay batch one Kafka
+   * transaction, with a progress topic of its own per run.
+   *
+   * <p>The judge is a {@code read_committed} consumer: {@link #received()} is the message ids (the transport's id
+   * header) in arrival order per partition, the partitions one after another, which keeps every key's order since a
+   * key lives in one partition. A second, {@code read_uncommitted} consumer counts every copy the log holds;
+   * {@link #abortedCopies()} is what it saw beyond the judge: copies in transactions that were aborted (or never
+   * committed). Not thread-safe; the orchestrator calls it from one thread.
+   */
+  final class Kafka implements ChaosConsumer {
+    /** The transactional bounds of the relays (B, T, skew); the abort sweep is the broker's, read from it. */
+    static final Duration START_BOUND = Duration.ofSeconds(4);
+    static final Duration TRANSACTION_TIMEOUT = Duration.ofSeconds(3);
+    static final Duration CLOCK_SKEW = Duration.ofSeconds(1);
+    private static final String SWEEP = "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    private static final Duration CATCH_UP = Duration.ofSeconds(30);
+
+    private final EmbeddedKafka broker = EmbeddedKafka.shared();
+    private final boolean transactional;
+    private final String run = UUID.randomUUID().toString();
+    private final String topic = "chaos-" + run;
+    private final Duration abortSweep;
+    private final KafkaConsumer<byte[], byte[]> committed;
+    private final KafkaConsumer<byte[], byte[]> uncommitted;
+    private final Map<Integer, List<UUID>> arrivals = new TreeMap<>();
+    private long committedCopies;
+    private long allCopies;
+
+    /** @param transactional whether the relays send each batch as one Kafka transaction */
+    Kafka(boolean transactional) {
+      this.transactional = transactional;
+      broker.createTopic(topic, 3);
+      this.abortSweep = brokerAbortSweep();
+      this.committed = broker.consumerFromStart(topic);
+      this.uncommitted = new KafkaConsumer<>(Map.of(
+          ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+          ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+          ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted",
+          ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000"),
+          new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      List<TopicPartition> partitions = committed.assignment().stream().toList();
+      uncommitted.assign(partitions);
+      uncommitted.seekToBeginning(partitions);
+    }
+
+    /**
+     * Whether this build's {@link KafkaTransport} has the transactional mode: {@code transactions.enabled} is a key
+     * of {@link KafkaTransport#fromProperties} (set to {@code false} here, so nothing is started).
+     *
+     * @return {@code false} while the transport rejects the key as unknown
+     */
+    static boolean transactionsSupported() {
+      try (KafkaTransport probe = KafkaTransport.fromProperties(Map.of("bootstrap.servers", "127.0.0.1:9",
+          "transactions.enabled", "false"))) {
+        return true;
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+    }
+
+    /** The broker's sweep for timed-out transactions, which the relays' bound must assume. */
+    private Duration brokerAbortSweep() {
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        Config config = admin.describeConfigs(List.of(node)).all().get(30, TimeUnit.SECONDS).get(node);
+        return Duration.ofMillis(Long.parseLong(config.get(SWEEP).value()));
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot read the broker's " + SWEEP, e);
+      }
+    }
+
+    /** @return the broker's abort sweep, which the relays are told */
+    Duration abortSweep() {
+      return abortSweep;
+    }
+
+    /** @return whether the relays send transactionally */
+    boolean transactional() {
+      return transactional;
+    }
+
+    @Override
+    public String transport() {
+      return "kafka";
+    }
+
+    @Override
+    public String label() {
+      return transactional ? "kafka-transactional" : "kafka-idempotent";
+    }
+
+    @Override
+    public String destination() {
+      return topic;
+    }
+
+    @Override
+    public int servicePort() {
+      return broker.proxy().port();
+    }
+
+    @Override
+    public TcpProxy ownProxy() {
+      return broker.proxy();
+    }
+
+    @Override
+    public List<String> relayArguments(int proxyPort) {
+      List<String> arguments = new ArrayList<>(List.of("bootstrap=" + broker.proxiedBootstrapServers(),
+          "transactions=" + transactional));
+      if (transactional) {
+        arguments.addAll(List.of("transactionalIdPrefix=chaos-" + run, "progressTopic=chaos-progress-" + run,
+            "startBound=" + START_BOUND.toMillis(), "transactionTimeout=" + TRANSACTION_TIMEOUT.toMillis(),
+            "abortSweep=" + abortSweep.toMillis(), "clockSkew=" + CLOCK_SKEW.toMillis()));
+      }
+      return arguments;
+    }
+
+    /** Reads, as the judge, up to the last stable offset as of this call; copies also counted uncommitted. */
+    @Override
+    public List<UUID> received() {
+      committedCopies += catchUp(committed, record -> arrivals
+          .computeIfAbsent(record.partition(), partition -> new ArrayList<>()).add(messageId(record)));
+      List<UUID> ids = new ArrayList<>();
+      arrivals.values().forEach(ids::addAll);
+      return ids;
+    }
+
+    /** @return copies beyond what the judge saw, read uncommitted up to the high watermark as of this call */
+    @Override
+    public long abortedCopies() {
+      received();
+      allCopies += catchUp(uncommitted, record -> {});
+      return allCopies - committedCopies;
+    }
+
+    /**
+     * Polls until the consumer's position reaches the end offsets of the moment of the call (for a read_committed
+     * consumer, the last stable offset), bounded.
+     *
+     * @return records read
+     */
+    private static long catchUp(KafkaConsumer<byte[], byte[]> consumer,
+        java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
+      Map<TopicPartition, Long> end = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(10));
+      long deadline = System.nanoTime() + CATCH_UP.toNanos();
+      long read = 0;
+      while (end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the Kafka consumer did not reach " + end + " within " + CATCH_UP);
+        }
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          each.accept(record);
+          read++;
+        }
+      }
+      return read;
+    }
+
+    private static UUID messageId(ConsumerRecord<byte[], byte[]> record) {
+      Header id = record.headers().lastHeader(KafkaTransport.DEFAULT_MESSAGE_ID_HEADER);
+      if (id == null) {
+        throw new IllegalStateException("a record without the message id header at " + record.topic() + "-"
+            + record.partition() + "@" + record.offset());
+      }
+      return UUID.fromString(new String(id.value(), StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void close() {
+      committed.close();
+      uncommitted.close();
+      broker.deleteTopic(topic);
     }
   }
 }

@@ -35,7 +35,10 @@ import java.util.UUID;
  * @param frozenRefused the frozen relay's first pass after it resumed: completions the store refused (claims lost)
  * @param frozenUnsent the same pass: expired claims the relay dropped without sending
  * @param relayKills SIGKILLs of relays
- * @param relayCrashes relay processes that ended on their own
+ * @param selfKills relays that SIGKILLed themselves between a confirmation and its record
+ * @param relayCrashes relay processes that ended on their own, self-kills aside
+ * @param abortedCopies copies the broker holds that the consumer never saw (aborted transactions'); -1 where the
+ *     consumer has no such thing
  * @param seconds wall-clock length of the run
  * @param refusingPaused with a destination refusing everything: how often the relays paused it; -1 without one
  * @param refusingMaxAttempts with a destination refusing everything: the most attempts charged to one of its entries;
@@ -44,7 +47,7 @@ import java.util.UUID;
 record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
     long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
     long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills,
-    int relayCrashes, long seconds, long refusingPaused, long refusingMaxAttempts) {
+    int selfKills, int relayCrashes, long abortedCopies, long seconds, long refusingPaused, long refusingMaxAttempts) {
 
   /**
    * What the consumer's arrivals show against the commit record.
@@ -148,7 +151,9 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         + " orderViolations=" + orderViolations + " stuck=" + stuck + " quarantined=" + quarantined
         + " claimsLost=" + claimsLost + " frozenRelay(refused=" + frozenRefused + " unsent=" + frozenUnsent
         + ") duplicates=" + duplicates
-        + " lateCopies=" + lateCopies + " relayKills=" + relayKills + " relayCrashes=" + relayCrashes
+        + " lateCopies=" + lateCopies + " relayKills=" + relayKills + " selfKills=" + selfKills
+        + " kills=" + (relayKills + selfKills) + " relayCrashes=" + relayCrashes
+        + (abortedCopies < 0 ? "" : " abortedCopies=" + abortedCopies)
         + (refusingPaused < 0 ? "" : " refusingDestination(paused=" + refusingPaused + " maxAttempts="
             + refusingMaxAttempts + ")")
         + " seconds=" + seconds + (kept() ? " PASS" : " FAIL");

@@ -117,8 +117,10 @@ final class ChaosRun {
     Path databases = Path.of("target", "chaos", "databases");
     try (ChildProcesses processes = new ChildProcesses(directory.resolve("logs"));
         ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
-        TcpProxy proxy = TcpProxy.start("127.0.0.1", consumer.servicePort())) {
-      String runLabel = database.kind() + "/" + consumer.transport() + "/" + scenario.form()
+        TcpProxy startedProxy = consumer.ownProxy() != null ? null
+            : TcpProxy.start("127.0.0.1", consumer.servicePort())) {
+      TcpProxy proxy = startedProxy != null ? startedProxy : consumer.ownProxy();
+      String runLabel = database.kind() + "/" + consumer.label() + "/" + scenario.form()
           + (claims == null ? "/rolling-switch" : "/" + claims.name().toLowerCase(Locale.ROOT))
           + (refusing ? "/refusing_destination" : "");
       if (refusing) {
@@ -137,6 +139,13 @@ final class ChaosRun {
       for (int k = 0; k < scenario.relayKills(); k++) {
         timeline.at(Duration.ofMillis(from + (long) (random.nextDouble() * (to - from))), "kill a relay",
             () -> fleet.killRandomRelay(random));
+      }
+      for (int k = 0; k < scenario.selfKills(); k++) {
+        timeline.at(Duration.ofMillis(from + (long) (random.nextDouble() * (to - from))),
+            "arm a self-kill after a commit", fleet::armSelfKill);
+      }
+      if (scenario.selfKills() > 0) {
+        timeline.at(scenario.writeFor(), "disarm self-kills", fleet::disarmSelfKill);
       }
       timeline.at(scenario.databaseCrashAt(), "crash-restart the database",
           () -> database.crashRestart(scenario.databaseDowntime()));
@@ -165,6 +174,7 @@ final class ChaosRun {
       pause(Duration.ofSeconds(2)); // late arrivals after the last check, so they are counted as duplicates
       fleet.killRelays();
       List<UUID> received = receivedPatiently(consumer);
+      long abortedCopies = consumer.abortedCopies();
       ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, fleet.rolledBack(), received);
       Map<String, Long> statuses = statuses(database);
       long[] aftermath = fleet.frozenAftermath();
@@ -174,7 +184,7 @@ final class ChaosRun {
           delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
           statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
-          fleet.crashes, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
+          fleet.selfKills, fleet.crashes, abortedCopies, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
           refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1);
       delivery.examples().forEach(example -> log("example: " + example));
       log(report.summary());
@@ -398,9 +408,11 @@ final class ChaosRun {
     private long frozenUnsent;
     private long protectRelayZeroUntil;
     private int kills;
+    private int selfKills;
     private int crashes;
 
     private final Path freezeFlag = directory.resolve("freeze-relay-0.flag").toAbsolutePath();
+    private final Path selfKillFlag = directory.resolve("self-kill.flag").toAbsolutePath();
     private final Path refuseFlag = ChaosRun.this.refuseFlag;
 
     Fleet(ChildProcesses processes, ChaosDatabase database, ChaosConsumer consumer, TcpProxy proxy) {
@@ -475,6 +487,9 @@ final class ChaosRun {
       if (r == 0) {
         arguments.add("freezeFlag=" + freezeFlag);
       }
+      if (scenario.selfKills() > 0) {
+        arguments.add("selfKillFlag=" + selfKillFlag);
+      }
       if (refusing) {
         arguments.add("refuseFlag=" + refuseFlag);
         arguments.add("refuseDestination=" + REFUSING_DESTINATION);
@@ -486,7 +501,28 @@ final class ChaosRun {
       relayLogs.add(relays[r].log());
     }
 
+    /** The next relay to see a confirmation SIGKILLs itself ({@link SelfKillingTransport}). */
+    void armSelfKill() {
+      try {
+        if (Files.exists(selfKillFlag)) {
+          log("the last self-kill armed was not taken yet (no confirmation since)");
+        }
+        Files.writeString(selfKillFlag, "the next relay to see a confirmation kills itself and deletes this file");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    void disarmSelfKill() {
+      try {
+        Files.deleteIfExists(selfKillFlag);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
     void killRandomRelay(Random random) {
+      supervise(); // a relay that killed itself is counted and restarted as such, not killed again
       List<Integer> candidates = new ArrayList<>();
       for (int r = 0; r < relays.length; r++) {
         if (relays[r] != null && !(r == 0 && System.nanoTime() < protectRelayZeroUntil)) {
@@ -574,12 +610,19 @@ final class ChaosRun {
       return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
     }
 
-    /** Restarts a relay that ended on its own (a crash: the suite only ever kills), and counts it. */
+    /**
+     * Restarts a relay that ended on its own, and counts it: a self-kill when its log says it killed itself after a
+     * confirmation ({@link SelfKillingTransport}), a crash otherwise (the suite only ever kills).
+     */
     void supervise() {
       for (int r = 0; r < relays.length; r++) {
         if (relays[r] != null && !relays[r].isAlive()) {
-          crashes++;
-          log("relay " + relays[r] + " ended on its own; see " + relays[r].log());
+          if (lines(relays[r].log()).stream().anyMatch(line -> line.startsWith("KILLING_SELF"))) {
+            selfKills++;
+          } else {
+            crashes++;
+            log("relay " + relays[r] + " ended on its own; see " + relays[r].log());
+          }
           startRelay(r);
         }
       }

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param relays relay processes
  * @param relaysAfter when the relays start (a backlog builds before)
  * @param relayKills SIGKILLs of a random relay, spread over the writing time, each followed by a restart
+ * @param selfKills self-kills armed, spread over the writing time: each time, the next relay to see a commit of an
+ *     atomic batch (without atomic batches, a confirmed message) SIGKILLs itself before the relay records it
+ *     ({@link SelfKillingTransport}), and is restarted
  * @param databaseCrashAt when the database is crash-restarted
  * @param databaseDowntime how long it stays down
  * @param freezeAt when relay 0 is frozen (SIGSTOP) for two leases and a second, then resumed (SIGCONT)
@@ -33,7 +36,7 @@ import java.util.Objects;
  */
 record ChaosScenario(String form, int writers, int threadsPerWriter, Duration writeFor, Duration maxPause,
     double rollbackShare, int keys, int hotKeys, double hotShare, int relays, Duration relaysAfter, int relayKills,
-    Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
+    int selfKills, Duration databaseCrashAt, Duration databaseDowntime, Duration freezeAt, Duration outageAt, Duration outage,
     Duration lease, Duration deliveryTimeout, Duration retryBase, Duration retryCap, int maxAttempts,
     Duration giveUpAfter,
     Duration drainTimeout) {
@@ -52,7 +55,7 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
   /** The default build's form: about a minute per database, every fault once, fewer kills. */
   static ChaosScenario shortForm() {
     return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,
-        Duration.ofSeconds(3), 4, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
+        Duration.ofSeconds(3), 4, 0, Duration.ofSeconds(9), Duration.ofSeconds(2), Duration.ofSeconds(15),
         Duration.ofSeconds(27), Duration.ofSeconds(12), Duration.ofSeconds(3), Duration.ofSeconds(2),
         Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(60));
   }
@@ -60,9 +63,35 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
   /** {@code -Pchaos-long}: two and a half minutes of writing per run, 25 kills, a 40-second outage. */
   static ChaosScenario longForm() {
     return new ChaosScenario("long", 3, 3, Duration.ofSeconds(150), Duration.ofMillis(40), 0.1, 100, 5, 0.5, 3,
-        Duration.ofSeconds(8), 25, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(8), 25, 0, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
         Duration.ofSeconds(95), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
         Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
+  }
+
+  /**
+   * The Kafka exactly-once scenario's short form: 30 kills in 45 seconds of writing (15 SIGKILLs, 15 self-kills after a
+   * commit), at a gentler write rate than {@link #shortForm()} (one writer, longer pauses): the
+   * relays' leases are raised to the transport's bound, so each fault strands its keys for a lease, and the backlog
+   * must drain in the default build's time. The freeze comes before the outage, which must not stall its retries.
+   */
+  static ChaosScenario kafkaShortForm() {
+    return new ChaosScenario("short", 1, 3, Duration.ofSeconds(45), Duration.ofMillis(80), 0.1, 40, 5, 0.3, 3,
+        Duration.ofSeconds(3), 15, 15, Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ofSeconds(11),
+        Duration.ofSeconds(33), Duration.ofSeconds(9), Duration.ofSeconds(3), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(75));
+  }
+
+  /** The Kafka scenario's long form: four minutes of writing, 160 SIGKILLs and 80 self-kills after a commit. */
+  static ChaosScenario kafkaLongForm() {
+    return new ChaosScenario("long", 2, 3, Duration.ofSeconds(240), Duration.ofMillis(60), 0.1, 100, 5, 0.3, 3,
+        Duration.ofSeconds(8), 160, 80, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(150), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
+        Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
+  }
+
+  /** @return the Kafka scenario in the form named by {@code outbox4j.chaos.form} */
+  static ChaosScenario currentKafka() {
+    return isLong() ? kafkaLongForm() : kafkaShortForm();
   }
 
   /** @return the form named by the system property {@code outbox4j.chaos.form} ({@code short} unless set) */

@@ -9,6 +9,7 @@ import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.memory.InProcessTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
 import dev.outbox4j.spi.DeliveryOutcome;
@@ -31,9 +32,11 @@ import javax.sql.DataSource;
  * streak of errors, to its log file, which survives a SIGKILL.
  *
  * <p>Transports: {@code ledger}, an in-process transport whose callback inserts the message into the consumer-ledger
- * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected); and
- * {@code rabbitmq}, the real broker, also through a proxy. With {@code freezeFlag}, the relay stops itself after a
- * confirmed delivery when asked to ({@link SelfFreezingTransport}); with {@code refuseFlag}, one destination is refused
+ * table of a separate database (reached through the suite's {@code TcpProxy}, so an outage can be injected);
+ * {@code rabbitmq}, the real broker, also through a proxy; and {@code kafka}, the in-process broker of the suite's JVM
+ * through its own proxy, transactional with {@code transactions=true}. With {@code freezeFlag}, the relay stops itself
+ * after a confirmed delivery when asked to ({@link SelfFreezingTransport}); with {@code selfKillFlag}, it SIGKILLs
+ * itself after a confirmation when that flag file appears ({@link SelfKillingTransport}); with {@code refuseFlag}, one destination is refused
  * while the flag file exists ({@link RefusingDestinationTransport}). {@code claims} names the store's
  * {@link ClaimStrategy} ({@code leased-rows} or {@code leased-batches}; the database's default when not given).
  */
@@ -63,6 +66,10 @@ public final class RelayMain {
     }
     if (args.optional("freezeFlag") != null) {
       transport = new SelfFreezingTransport(transport, java.nio.file.Path.of(args.optional("freezeFlag")));
+    }
+    if (args.optional("selfKillFlag") != null) {
+      // outside the freeze: a confirmation is offered to the freeze first, so an armed self-kill never spoils one
+      transport = new SelfKillingTransport(transport, java.nio.file.Path.of(args.text("selfKillFlag")));
     }
     Duration deliveryTimeout = max(args.duration("deliveryTimeout"), transport.maxAnswerTime());
     Duration lease = max(args.duration("lease"), deliveryTimeout.plusSeconds(1));
@@ -181,8 +188,35 @@ public final class RelayMain {
             .withConfirmTimeout(args.duration("deliveryTimeout")).withRecoveryInterval(Duration.ofMillis(500))
             .build();
       }
+      case "kafka" -> {
+        return KafkaTransport.fromProperties(kafkaProperties(args, name));
+      }
       default -> throw new IllegalArgumentException("unknown transport " + args.text("transport"));
     }
+  }
+
+  /**
+   * The Kafka transport's properties, as the runnable relay would read them: the broker through the proxy, timeouts
+   * short enough for a relay's lease to fit a chaos run, and, with {@code transactions=true}, the transactional mode
+   * with its bounds ({@code maxAnswerTime} is their sum; the relay's lease is raised to it).
+   */
+  private static java.util.Map<String, String> kafkaProperties(ChildArguments args, String name) {
+    java.util.Map<String, String> properties = new java.util.LinkedHashMap<>();
+    properties.put("bootstrap.servers", args.text("bootstrap"));
+    properties.put("client.id", "chaos-" + name);
+    properties.put("request.timeout", "2s");
+    properties.put("delivery.timeout", "4s");
+    properties.put("max.block", "2s");
+    if (Boolean.parseBoolean(args.text("transactions"))) {
+      properties.put("transactions.enabled", "true");
+      properties.put("transactions.id-prefix", args.text("transactionalIdPrefix"));
+      properties.put("transactions.progress-topic", args.text("progressTopic"));
+      properties.put("transactions.start-bound", args.text("startBound") + "ms");
+      properties.put("transactions.timeout", args.text("transactionTimeout") + "ms");
+      properties.put("transactions.abort-sweep", args.text("abortSweep") + "ms");
+      properties.put("transactions.clock-skew", args.text("clockSkew") + "ms");
+    }
+    return properties;
   }
 
   /** Prints what the suite counts; errors once per streak, not once per pass. */

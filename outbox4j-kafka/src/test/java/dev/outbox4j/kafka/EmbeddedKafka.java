@@ -46,7 +46,8 @@ import org.awaitility.Awaitility;
  * addresses of the listener it bootstrapped through, so a client that bootstraps via {@link #proxiedBootstrapServers()}
  * talks to the broker only through the proxy. Two more listeners speak TLS: {@link SecureListeners}.
  *
- * <p>Public because the benchmarks (outbox4j-bench) drive the same broker through this module's test-jar. Thread-safe.
+ * <p>Public because the benchmarks (outbox4j-bench) and the chaos suite (outbox4j-chaos) drive the same broker through
+ * this module's test-jar. Thread-safe.
  */
 public final class EmbeddedKafka {
   private static EmbeddedKafka shared;
@@ -148,12 +149,15 @@ public final class EmbeddedKafka {
   }
 
   /** @return {@code host:port} of the proxy in front of the broker's {@code PROXIED} listener */
-  String proxiedBootstrapServers() {
+  public String proxiedBootstrapServers() {
     return "127.0.0.1:" + proxy.port();
   }
 
-  /** @return the proxy a test cuts to simulate an outage; restore it before the test ends */
-  TcpProxy proxy() {
+  /**
+   * @return the proxy a test cuts to simulate an outage; restore it before the test ends, never close it (public for
+   *     the chaos suite, whose relays in other processes reach the broker through it)
+   */
+  public TcpProxy proxy() {
     return proxy;
   }
 
