@@ -81,10 +81,10 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
         Duration.ofMillis(100), Duration.ofSeconds(1), 5, Duration.ofSeconds(8), Duration.ofSeconds(75));
   }
 
-  /** The Kafka scenario's long form: four minutes of writing, 160 SIGKILLs and 80 self-kills after a commit. */
+  /** The Kafka scenario's long form: four minutes of writing, 200 SIGKILLs and 80 self-kills armed after a commit. */
   static ChaosScenario kafkaLongForm() {
     return new ChaosScenario("long", 2, 3, Duration.ofSeconds(240), Duration.ofMillis(60), 0.1, 100, 5, 0.3, 3,
-        Duration.ofSeconds(8), 160, 80, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
+        Duration.ofSeconds(8), 200, 80, Duration.ofSeconds(40), Duration.ofSeconds(5), Duration.ofSeconds(70),
         Duration.ofSeconds(150), Duration.ofSeconds(40), Duration.ofSeconds(4), Duration.ofSeconds(2),
         Duration.ofMillis(100), Duration.ofSeconds(2), 5, Duration.ofSeconds(10), Duration.ofMinutes(3));
   }
