@@ -176,33 +176,40 @@ public final class InMemoryOutboxStore implements OutboxStore {
     Instant leaseUntil = now.plus(lease);
     List<Row> taken = new ArrayList<>();
     synchronized (lock) {
-      // a key's run so far: how many of its entries are taken, or -1 once its run ended (or its head was not claimable)
+      // The heads (and unkeyed entries) first, as a claim without runs takes them; then the runs behind the heads fill
+      // the room left, their oldest entries first. A key's run so far: how many of its entries may run, or -1 once
+      // its run ended (or its head was not taken).
+      List<Row> followers = new ArrayList<>();
       Map<String, Integer> runs = new HashMap<>();
       for (Row row : undelivered.values()) {
+        if (taken.size() >= limit) {
+          break; // the heads fill the batch: no room for runs
+        }
         String key = row.entry.message().orderingKey().orElse(null);
-        if (key == null) {
-          if (isClaimable(row, now)) {
-            taken.add(row);
-          }
-        } else {
-          Integer run = runs.get(key);
-          if (run == null) {
-            boolean head = isClaimable(row, now);
-            runs.put(key, head ? 1 : -1);
-            if (head) {
-              taken.add(row);
-            }
-          } else if (run > 0 && run < maxRun && continuesRun(row, now)) {
+        Integer run = key == null ? null : runs.get(key);
+        if (key != null && run != null) {
+          if (run > 0 && run < maxRun && continuesRun(row, now)) {
             runs.put(key, run + 1);
-            taken.add(row);
+            followers.add(row);
           } else {
             runs.put(key, -1);
           }
-        }
-        if (taken.size() == limit) {
-          break;
+        } else if (isClaimable(row, now)) {
+          taken.add(row);
+          if (key != null) {
+            runs.put(key, 1);
+          }
+        } else if (key != null) {
+          runs.put(key, -1);
         }
       }
+      for (Row follower : followers) {
+        if (taken.size() >= limit) {
+          break;
+        }
+        taken.add(follower);
+      }
+      taken.sort(java.util.Comparator.comparingLong(row -> row.entry.sequence()));
       List<Claim> claims = new ArrayList<>(taken.size());
       for (Row row : taken) {
         if (row.claimToken != null) {

@@ -95,7 +95,8 @@ public interface OutboxStore {
   /**
    * Claims as {@link #claim(int, Instant, Duration)} does, and may add to each key's head the run of entries right
    * behind it, up to {@code maxRun} entries of a key in all (see "Runs of a key" above). {@code limit} counts every
-   * claim, runs included.
+   * claim, runs included: the heads come first (those {@link #claim(int, Instant, Duration)} would return), and the
+   * runs fill the room they leave, their oldest entries first.
    *
    * <p>The default ignores {@code maxRun} and claims one entry per key: a run is allowed, never required. The stores of
    * this project hand out runs.

@@ -28,8 +28,8 @@ import java.util.TreeSet;
  * pending (failed, quarantined, parked), not available, under an unexpired claim, or, rarely on MariaDB/MySQL, whose
  * {@code seq} is not after its predecessor's (that database numbers {@code seq} outside the key's lock, so a key's
  * {@code seq} order may disagree with its commit order; a run is kept in both orders, so that the claims, which come
- * back in {@code seq} order, are in key order too). The batch is then cut to the limit in {@code seq} order, which keeps
- * every run a prefix of itself.
+ * back in {@code seq} order, are in key order too). The heads fill the batch first, and the runs the room they leave,
+ * oldest members first, which keeps every run a prefix of itself; so no more followers are read than that room.
  *
  * <p>The claim then takes the members with the same fresh re-checks as heads (after its locks), and anything it drops
  * (changed meanwhile, unreadable) takes every later member of its run with it: {@link #broken}.
@@ -78,12 +78,16 @@ final class KeyRuns {
   }
 
   /**
-   * PostgreSQL, both claim strategies: the runs behind the locked heads, cut to the limit. A member in a batch row
+   * PostgreSQL, both claim strategies: the runs behind the locked heads, in the room the heads leave. A member in a batch row
    * that has not expired is under a claim; one in an expired batch row, or with an expired lease, needs a takeover.
    *
    * @param locked the locked heads and unkeyed entries
    */
   Plan followPostgres(Connection c, List<Long> locked, int maxRun, int limit, Instant now) throws SQLException {
+    int perHead = followersWorthReading(locked.size(), maxRun, limit);
+    if (perHead == 0) {
+      return plan(locked, Map.of(), maxRun, limit);
+    }
     String sql = "SELECT h.seq, f.seq, f.status, CASE WHEN f.available_at <= ? THEN 1 ELSE 0 END,"
         + " CASE WHEN f.lease_until > ? THEN 1 ELSE 0 END,"
         + " CASE WHEN f.lease_until IS NOT NULL OR f.seq IN (SELECT unnest(e.seqs) FROM " + claimTable + " e"
@@ -100,7 +104,7 @@ final class KeyRuns {
       dialect.setInstant(statement, 2, now);
       dialect.setInstant(statement, 3, now);
       dialect.setInstant(statement, 4, now);
-      statement.setInt(5, maxRun - 1);
+      statement.setInt(5, perHead);
       statement.setArray(6, c.createArrayOf("bigint", locked.toArray()));
       try (ResultSet rows = statement.executeQuery()) {
         while (rows.next()) {
@@ -120,8 +124,9 @@ final class KeyRuns {
    */
   Plan followByKey(Connection c, List<Long> picked, List<Head> keyed, int maxRun, int limit, Instant now)
       throws SQLException {
+    int perHead = followersWorthReading(picked.size(), maxRun, limit);
     Map<Long, List<Follower>> followers = new HashMap<>();
-    for (int from = 0; from < keyed.size(); from += StoreJdbc.MAX_IDS_PER_STATEMENT) {
+    for (int from = 0; perHead > 0 && from < keyed.size(); from += StoreJdbc.MAX_IDS_PER_STATEMENT) {
       List<Head> heads = keyed.subList(from, Math.min(keyed.size(), from + StoreJdbc.MAX_IDS_PER_STATEMENT));
       Map<String, Long> headOfKey = new HashMap<>();
       heads.forEach(head -> headOfKey.put(head.key(), head.seq()));
@@ -141,7 +146,7 @@ final class KeyRuns {
         for (Head head : heads) {
           statement.setString(next++, head.key());
           statement.setLong(next++, head.keySeq());
-          statement.setInt(next++, maxRun - 1);
+          statement.setInt(next++, perHead);
         }
         try (ResultSet rows = statement.executeQuery()) {
           while (rows.next()) {
@@ -156,25 +161,43 @@ final class KeyRuns {
     return plan(picked, followers, maxRun, limit);
   }
 
+  /**
+   * @param taken the heads and unkeyed entries already taken
+   * @return how many entries behind each head are worth reading: no more than a run may add, and no more than the
+   *     room the heads leave under the limit; {@code 0} when the heads fill the batch (then no statement runs)
+   */
+  private static int followersWorthReading(int taken, int maxRun, int limit) {
+    return Math.max(0, Math.min(maxRun - 1, limit - taken));
+  }
+
   /** Reads columns 2 to 7 of a followers statement. */
   private static Follower follower(ResultSet row) throws SQLException {
     return new Follower(row.getLong(2), row.getString(3), row.getInt(4) == 1, row.getInt(5) == 1, row.getInt(6) == 1,
         row.getInt(7) == 1);
   }
 
-  /** Each head's run as far as it goes (see the class comment), then every entry cut to the limit in seq order. */
+  /**
+   * Each head's run as far as it goes (see the class comment); then the heads (and unkeyed entries) come first, and the
+   * runs fill the room they leave, oldest members first: within a run {@code seq} rises, so the oldest members of all
+   * runs are a prefix of each run.
+   */
   private static Plan plan(List<Long> heads, Map<Long, List<Follower>> followers, int maxRun, int limit) {
-    TreeSet<Long> all = new TreeSet<>(heads);
+    TreeSet<Long> taken = new TreeSet<>(heads);
+    while (taken.size() > limit) {
+      taken.pollLast();
+    }
+    TreeSet<Long> members = new TreeSet<>();
     Map<Long, Long> previous = new HashMap<>();
     Set<Long> stale = new HashSet<>();
-    for (Long head : heads) {
+    for (Long head : taken) {
       long before = head;
       int run = 1;
       for (Follower follower : followers.getOrDefault(head, List.of())) {
-        if (run == maxRun || !follower.joins() || follower.seq() <= before || all.contains(follower.seq())) {
+        if (run == maxRun || !follower.joins() || follower.seq() <= before || taken.contains(follower.seq())
+            || members.contains(follower.seq())) {
           break;
         }
-        all.add(follower.seq());
+        members.add(follower.seq());
         previous.put(follower.seq(), before);
         if (follower.stale()) {
           stale.add(follower.seq());
@@ -183,15 +206,16 @@ final class KeyRuns {
         run++;
       }
     }
-    List<Long> seqs = new ArrayList<>(Math.min(limit, all.size()));
-    for (Long seq : all) {
-      if (seqs.size() == limit) {
+    int room = limit - taken.size();
+    for (Long member : members) {
+      if (room-- <= 0) {
         break;
       }
-      seqs.add(seq);
+      taken.add(member);
     }
-    previous.keySet().retainAll(seqs); // a member's predecessor has a smaller seq: the cut keeps every run a prefix
-    stale.retainAll(seqs);
+    List<Long> seqs = new ArrayList<>(taken);
+    previous.keySet().retainAll(taken);
+    stale.retainAll(taken);
     return new Plan(seqs, previous, !stale.isEmpty());
   }
 
