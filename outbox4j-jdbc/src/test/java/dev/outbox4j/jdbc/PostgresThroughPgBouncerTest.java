@@ -1,5 +1,6 @@
 package dev.outbox4j.jdbc;
 
+import dev.outbox4j.testkit.ListeningPort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,11 +10,8 @@ import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.spi.Claim;
-import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.SettableClock;
-import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,19 +95,8 @@ class PostgresThroughPgBouncerTest {
     return new HikariDataSource(config);
   }
 
-  private static void awaitListening(int port) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try (Socket probe = new Socket("127.0.0.1", port)) {
-        return;
-      } catch (IOException e) {
-        if (!bouncer.isAlive() || System.nanoTime() > deadline) {
-          throw new IllegalStateException("pgbouncer did not start: "
-              + Files.readString(directory.resolve("stdout.log")), e);
-        }
-        Thread.sleep(100);
-      }
-    }
+  private static void awaitListening(int port) {
+    ListeningPort.await(bouncer, port, Duration.ofSeconds(20), directory.resolve("stdout.log").toString());
   }
 
   @AfterAll

@@ -1,13 +1,11 @@
 package dev.outbox4j.nats;
 
+import dev.outbox4j.testkit.ListeningPort;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 
 /**
  * A second NATS server, started by a test from {@code /usr/sbin/nats-server} on a free port: TLS only (the given
@@ -51,20 +49,7 @@ final class TlsNatsServer implements AutoCloseable {
         .redirectErrorStream(true)
         .redirectOutput(directory.resolve("nats-" + port + ".log").toFile())
         .start();
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(15));
-    while (true) {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        return;
-      } catch (IOException notYet) {
-        if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-          process.destroyForcibly();
-          throw new IllegalStateException("nats-server did not start on " + port + ": see "
-              + directory.resolve("nats-" + port + ".log"));
-        }
-        Thread.sleep(50);
-      }
-    }
+    ListeningPort.await(process, port, Duration.ofSeconds(15), directory.resolve("nats-" + port + ".log").toString());
   }
 
   String url() {

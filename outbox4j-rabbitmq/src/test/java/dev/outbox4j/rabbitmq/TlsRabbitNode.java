@@ -1,15 +1,13 @@
 package dev.outbox4j.rabbitmq;
 
+import dev.outbox4j.testkit.ListeningPort;
 import dev.outbox4j.testkit.TestCertificates;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -92,21 +90,8 @@ final class TlsRabbitNode implements AutoCloseable {
     }
   }
 
-  private void awaitListening(Duration limit) throws InterruptedException {
-    Instant deadline = Instant.now().plus(limit);
-    while (true) {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        return;
-      } catch (IOException notYet) {
-        if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-          process.destroyForcibly();
-          throw new IllegalStateException("RabbitMQ node " + node + " did not listen on " + port + "; see "
-              + directory.resolve("server.out"));
-        }
-        Thread.sleep(200);
-      }
-    }
+  private void awaitListening(Duration limit) {
+    ListeningPort.await(process, port, limit, "RabbitMQ node " + node + "'s " + directory.resolve("server.out"));
   }
 
   private void control(String... arguments) throws IOException, InterruptedException {
