@@ -244,6 +244,8 @@ public final class BenchMain {
     for (boolean keyed : new boolean[] {false, true}) {
       plan.add(new Planned(Set.of("kafka", "kafka-hot"),
           () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(true), keyed)));
+      plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(true),
+          keyed ? Outbox4jTables.KEYS : 0, 2, ClaimNames.REFERENCE)));
     }
     for (boolean transactional : new boolean[] {true, false}) {
       plan.add(new Planned(Set.of("kafka-hot"), () -> new Outbox4jBrokerDrain(database,

@@ -173,6 +173,11 @@ final class Report {
       targets.add(new Target("Kafka, " + kind + ": transactional mode / idempotent transport",
           "kafka-tx-outbox4j-" + kind, "kafka-outbox4j-" + kind, Metric.THROUGHPUT, true, 0.8));
     }
+    for (String kind : List.of("unkeyed", "keyed")) {
+      targets.add(new Target("Kafka, " + kind + ": transactional mode started with 2 workers / idempotent transport"
+          + " (informational)", "kafka-tx-outbox4j-" + kind + "-2workers", "kafka-outbox4j-" + kind,
+          Metric.THROUGHPUT, true, Double.NaN));
+    }
     targets.add(new Target("Kafka, a backlog over 3 keys: transactional mode (runs of a key) / transactional unkeyed",
         "kafka-tx-outbox4j-3keys", "kafka-tx-outbox4j-unkeyed", Metric.THROUGHPUT, true, 0.5));
     targets.add(new Target("Kafka, a backlog over 3 keys: idempotent (one entry of a key in flight) / transactional"
