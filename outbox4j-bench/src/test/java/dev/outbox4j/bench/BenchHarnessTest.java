@@ -165,7 +165,7 @@ class BenchHarnessTest {
         UTF_8));
 
     assertThat(code).isZero();
-    assertThat(out.toString(UTF_8)).startsWith("usage: BenchMain").contains("kafka,rabbitmq,nats");
+    assertThat(out.toString(UTF_8)).startsWith("usage: BenchMain").contains("kafka,kafka-hot,rabbitmq,nats");
     assertThat(err.toString(UTF_8)).isEmpty();
   }
 
