@@ -574,10 +574,15 @@ final class ChaosRun {
       return frozenFor;
     }
 
+    /** The relay's warning for an atomic batch left in doubt; group 1 is how many entries. */
+    private static final java.util.regex.Pattern IN_DOUBT_LINE =
+        java.util.regex.Pattern.compile("(\\d+) entries left claimed: their batch's outcome is unknown");
+
     /**
      * Resumes relay 0 and waits (bounded) for its first pass after that.
      *
-     * @return that pass's completions refused by the store (claims lost) and expired claims dropped unsent
+     * @return that pass's completions refused by the store (claims lost), and expired claims dropped unsent or left in
+     *     doubt
      */
     long[] resumeRelayZero() {
       int before = lines(frozenLog).size();
@@ -589,8 +594,14 @@ final class ChaosRun {
         String batch = all.subList(Math.min(before, all.size()), all.size()).stream()
             .filter(line -> line.startsWith("BATCH ")).findFirst().orElse(null);
         if (batch != null) {
+          // An atomic batch whose outcome came after its deadline is left in doubt: its relay records nothing and says
+          // so ("N entries left claimed: their batch's outcome is unknown"); those claims count as left unsent here.
+          long leftInDoubt = all.subList(Math.min(before, all.size()), all.size()).stream()
+              .map(IN_DOUBT_LINE::matcher).filter(java.util.regex.Matcher::find)
+              .mapToLong(m -> Long.parseLong(m.group(1))).sum();
           aftermath = new long[] {field(batch, "claimsLost"),
-              Math.max(0, field(batch, "claimed") - field(batch, "attempted") - field(batch, "postponed"))};
+              Math.max(0, field(batch, "claimed") - field(batch, "attempted") - field(batch, "postponed"))
+                  + leftInDoubt};
           break;
         }
         pause(Duration.ofMillis(200));
