@@ -49,6 +49,10 @@ import org.jspecify.annotations.Nullable;
  * commit, in commit order, so the in-memory outbox also shows what a rollback means.
  *
  * <p>Thread-safe: every operation runs under one lock.
+ *
+ * <p>One class on purpose: every face (claim, entry, operator) works on the same rows under one lock, and splitting
+ * the faces would only pass that lock and those maps around; its length is the length of the {@link OutboxStore}
+ * contract it implements.
  */
 public final class InMemoryOutboxStore implements OutboxStore {
   private static final int MAX_TEXT = 2000;

@@ -71,6 +71,10 @@ import org.jspecify.annotations.Nullable;
  * ({@link QuarantineSelector#withIds}). The tools that act for an operator keep an audit log in the store
  * ({@link #recordOperatorAction}, {@link #operatorActions}).
  *
+ * <p>One interface on purpose: the faces share their entries and rules (an entry-face change cancels a claim, an
+ * operator's discard passes a late-copy bound to the claim face), and a store implements them together. Most of its
+ * length is the contract's prose.
+ *
  * <p>Implementations must be thread-safe and safe to use from many processes at once (where they are durable). Every
  * method may throw {@link OutboxException} when the underlying storage fails.
  */

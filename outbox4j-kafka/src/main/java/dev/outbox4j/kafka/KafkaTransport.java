@@ -78,6 +78,10 @@ import org.jspecify.annotations.Nullable;
  * {@link TransactionalLane} for why such a batch never lands after its lease, and {@link ProgressLog} for the record
  * that tells later which batches committed.
  *
+ * <p>What stays here is the transport's face and its configuration (the builder and {@code fromProperties}, most of
+ * the file); the record layout ({@link KafkaRecords}), security ({@link KafkaSecurity}), failure classification and the
+ * transactional mode live in their own classes.
+ *
  * <p>Thread-safe: one producer is shared by all callers. Dependent stages of the returned stage run on the producer's
  * I/O thread and must be short. Never logs payloads; configuration values (which may hold secrets such as
  * {@code sasl.jaas.config}) are never logged or put in exception messages by this class.

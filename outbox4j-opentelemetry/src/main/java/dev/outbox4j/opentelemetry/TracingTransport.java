@@ -111,19 +111,9 @@ public final class TracingTransport implements Transport {
       }
     });
     Span span = builder.startSpan();
-    CompletionStage<DeliveryOutcome> stage;
-    try (Scope ignored = span.makeCurrent()) {
-      stage = send.get();
-    } catch (RuntimeException e) {
-      span.recordException(e);
-      span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
-      span.end();
-      throw e;
-    }
-    return stage.whenComplete((outcome, error) -> {
+    return inSpan(span, send).whenComplete((outcome, error) -> {
       if (error != null) {
-        span.recordException(error);
-        span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+        failed(span, error);
       } else if (outcome instanceof DeliveryOutcome.Retryable retryable) {
         span.setAttribute(ERROR_TYPE, "retryable");
         span.setStatus(StatusCode.ERROR, retryable.reason());
@@ -178,19 +168,9 @@ public final class TracingTransport implements Transport {
         }
       }
       Span span = builder.startSpan();
-      CompletionStage<BatchOutcome> stage;
-      try (Scope ignored = span.makeCurrent()) {
-        stage = lane.deliverAll(batch, claimedAt);
-      } catch (RuntimeException e) {
-        span.recordException(e);
-        span.setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
-        span.end();
-        throw e;
-      }
-      return stage.whenComplete((outcome, error) -> {
+      return inSpan(span, () -> lane.deliverAll(batch, claimedAt)).whenComplete((outcome, error) -> {
         if (error != null) {
-          span.recordException(error);
-          span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+          failed(span, error);
         } else if (!(outcome instanceof BatchOutcome.Committed)) {
           span.setAttribute(ERROR_TYPE, outcome == null ? "unknown" : outcome.getClass().getSimpleName());
           span.setStatus(StatusCode.ERROR, String.valueOf(outcome));
@@ -203,6 +183,22 @@ public final class TracingTransport implements Transport {
     public CompletionStage<Set<UUID>> deliveredEarlier(Collection<Message> messages, Instant since) {
       return lane.deliveredEarlier(messages, since);
     }
+  }
+
+  /** Starts a send with {@code span} current; a send that throws ends the span in error and throws on. */
+  private static <T> CompletionStage<T> inSpan(Span span, Supplier<CompletionStage<T>> send) {
+    try (Scope ignored = span.makeCurrent()) {
+      return send.get();
+    } catch (RuntimeException e) {
+      failed(span, e);
+      span.end();
+      throw e;
+    }
+  }
+
+  private static void failed(Span span, Throwable error) {
+    span.recordException(error);
+    span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
   }
 
   /** @return the wrapped transport's bound: tracing adds no wait */

@@ -51,6 +51,9 @@ import org.junit.jupiter.api.Test;
  * The store contract (SPEC §3) in executable form. Every {@link OutboxStore} subclasses this suite and implements
  * {@link #newStore}; every rule of the claim face and the entry face is checked here, on the real backend.
  *
+ * <p>It is long because the contract is: one test per rule, grouped by face in sections. Runs of a key and entries in
+ * doubt are in {@link KeyRunsContract}, the shared fixture in {@link OutboxStoreFixture}.
+ *
  * <p>Time is a {@link SettableClock}; nothing sleeps. Concurrency tests use real threads with bounded waits.
  */
 public abstract class OutboxStoreContract extends KeyRunsContract {
