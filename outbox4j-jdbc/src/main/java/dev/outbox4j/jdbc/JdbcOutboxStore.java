@@ -74,7 +74,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   public static final List<String> MIGRATIONS =
       List.of("V1__outbox.sql", "V2__claim_heads.sql", "V3__entry_states.sql",
           "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
-          "V7__destination_pauses.sql", "V8__operator_audit.sql", "V9__in_doubt.sql");
+          "V7__destination_pauses.sql", "V8__operator_audit.sql", "V9__in_doubt.sql",
+          "V10__claim_table_indexes.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
   /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */
@@ -257,9 +258,16 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return entries.markDeadLettered(entry, error, reason);
   }
 
+  /** @return where the PostgreSQL claim window starts reading ({@link ClaimFloor}); for tests */
+  long claimFloor() {
+    return claims.batchClaims.claimFloor();
+  }
+
   @Override
   public OutboxEntry save(OutboxEntry given) {
-    return entries.save(given);
+    OutboxEntry saved = entries.save(given);
+    claims.batchClaims.waitingChanged(); // the entry may wait again below the claim's floor
+    return saved;
   }
 
   @Override
@@ -274,7 +282,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public boolean requeue(UUID id, Instant now) {
-    return operator.requeue(id, now);
+    boolean requeued = operator.requeue(id, now);
+    claims.batchClaims.waitingChanged(); // it waits again, below the claim's floor
+    return requeued;
   }
 
   @Override
@@ -284,7 +294,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public int requeueAll(QuarantineSelector selector, Instant now, int limit) {
-    return operator.requeueAll(selector, now, limit);
+    int requeued = operator.requeueAll(selector, now, limit);
+    claims.batchClaims.waitingChanged();
+    return requeued;
   }
 
   @Override

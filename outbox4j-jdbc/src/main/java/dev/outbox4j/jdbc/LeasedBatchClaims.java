@@ -126,6 +126,7 @@ final class LeasedBatchClaims {
   /** As the leased-row claim's hint: the window was full of entries that cannot be claimed, so go to the heads. */
   private volatile boolean headsFirst;
   private final KeyRuns runs;
+  private final ClaimFloor floor;
 
   LeasedBatchClaims(Connections connections, Heads heads, OutboxRows rows, String table, String claimTable) {
     this.runs = new KeyRuns(PostgresDialect.INSTANCE, table, claimTable);
@@ -136,6 +137,17 @@ final class LeasedBatchClaims {
     this.claimTable = claimTable;
     this.namespace = namespace(table);
     this.claimable = ClaimSql.claimable("c", table, PostgresDialect.UNDELIVERED_OF_KEY);
+    this.floor = new ClaimFloor(table, WAITING, System::nanoTime);
+  }
+
+  /** Forgets where the claim window starts (an entry came back to waiting, for instance by a requeue). */
+  void waitingChanged() {
+    floor.reset();
+  }
+
+  /** @return where the claim window starts reading */
+  long claimFloor() {
+    return floor.floor();
   }
 
   /**
@@ -159,6 +171,16 @@ final class LeasedBatchClaims {
    */
   static String inUnexpiredBatches(String claimTable) {
     return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.lease_until > ?";
+  }
+
+  /**
+   * @param claimTable the qualified claim table
+   * @return a subquery (parameter: a {@code bigint[]} of candidates) of the entries of every batch row, expired or not,
+   *     that holds one of the candidates: read through the GIN index on {@code seqs} (migration V10), so its cost is
+   *     the rows that ever held a candidate, never the rows retired since the oldest open transaction began
+   */
+  static String inBatchRows(String claimTable) {
+    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.seqs && ?::bigint[]";
   }
 
   /**
@@ -263,68 +285,102 @@ final class LeasedBatchClaims {
       set.execute("SET LOCAL idle_in_transaction_session_timeout = "
           + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()));
     }
-    int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
+    floor.rescanIfDue(connections);
+    ClaimFloor.Reading reading = floor.sample(c);
+    List<Long> locked = new ArrayList<>();
+    boolean stale;
     if (headsFirst) {
-      Locked locked = lockHeads(c, limit, now, List.of());
-      headsFirst = !locked.seqs().isEmpty() && locked.seqs().size() < limit;
-      return locked;
+      Locked heads = lockHeads(c, limit, now, List.of());
+      headsFirst = !heads.seqs().isEmpty() && heads.seqs().size() < limit;
+      locked.addAll(heads.seqs());
+      stale = heads.takeOver();
+    } else {
+      Window window = lockWindow(c, limit, now, reading.floor());
+      floor.advance(reading, window.firstWaiting());
+      locked.addAll(window.locked());
+      stale = window.stale();
+      // Done when the batch is full, or the window held every waiting entry (the heads read could find nothing more).
+      if (locked.size() < limit && !window.wholeBacklogSeen()) {
+        Locked more = lockHeads(c, limit - locked.size(), now, locked);
+        locked.addAll(more.seqs());
+        stale |= more.takeOver();
+        headsFirst = !locked.isEmpty() && locked.size() < limit;
+      }
     }
-    // No ORDER BY, aggregate, DISTINCT or window function above the lock: the LIMIT must pull rows through the filter
-    // one by one, or the filter would lock rows that are never returned; and the window is read only as far as the
-    // LIMIT pulls. Every condition is the CASE's, checked per row, cheapest first, and only then the lock. The window
-    // is widened by the entries in flight (every relay's, from the claim table), which it skips. A locked row is stale
-    // (a takeover must run first) when it has a leased-row lease, or when any batch row has expired: its entries may
-    // be among the locked ones, which the note would otherwise leave out, claim after full claim (that look at the
-    // small claim table is made once per statement). Only when the batch is not full does the UNION ALL go on to its
-    // second branch: one row with seq 0, whether any batch row has expired, how many rows the window held (same
-    // snapshot) and how many it could have held.
+    if (!stale && !locked.isEmpty()) {
+      // An entry of an expired batch row (nobody took it over yet) is a candidate like any other: the row must go first.
+      try (PreparedStatement overlap = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM " + claimTable
+          + " b WHERE b.seqs && ?::bigint[])")) {
+        overlap.setArray(1, seqs(c, locked));
+        try (ResultSet result = overlap.executeQuery()) {
+          result.next();
+          stale = result.getBoolean(1);
+        }
+      }
+    }
+    return new Locked(locked, stale);
+  }
+
+  /** The window's locked entries, whether one carries a leased-row claim, and what the window saw. */
+  private record Window(List<Long> locked, boolean stale, boolean wholeBacklogSeen, long firstWaiting) {}
+
+  /**
+   * Locks up to {@code limit} claimable entries of the claim window, read from {@code from} (the {@link ClaimFloor}).
+   * No ORDER BY, aggregate, DISTINCT or window function above the lock: the LIMIT must pull rows through the filter one
+   * by one, or the filter would lock rows that are never returned; and the window is read only as far as the LIMIT
+   * pulls. Every condition is the CASE's, checked per row, cheapest first, and only then the lock. The window is
+   * widened by the entries in flight (every relay's, from the claim table's unexpired rows), which it skips. The
+   * UNION ALL's first branch is one row with seq -1: the first waiting entry at or above the floor (for
+   * {@link ClaimFloor#advance}). Only when the batch is not full does it go on to its last branch: one row with seq 0,
+   * how many rows the window held (same snapshot) and how many it could have held.
+   */
+  private Window lockWindow(Connection c, int limit, Instant now, long from) throws SQLException {
+    int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
     String widened = "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
-        + " WHERE w." + WAITING + " ORDER BY w.seq LIMIT ? + " + inFlight;
-    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT c.seq, (c.lease_until IS NOT NULL OR EXISTS"
-        + " (SELECT 1 FROM " + claimTable + " s WHERE s.lease_until <= ?)) AS stale, 0::bigint AS held, 0::bigint AS room FROM (" + widened + ") c"
+        + " WHERE w." + WAITING + " AND w.seq >= ? ORDER BY w.seq LIMIT ? + " + inFlight;
+    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT -1::bigint AS seq, false AS stale,"
+        + " coalesce((SELECT v.seq FROM " + table + " v WHERE v." + WAITING + " AND v.seq >= ? ORDER BY v.seq"
+        + " LIMIT 1), 0) AS held, 0::bigint AS room)"
+        + " UNION ALL (SELECT c.seq, c.lease_until IS NOT NULL, 0::bigint, 0::bigint FROM (" + widened + ") c"
         + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
         + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
-        + " UNION ALL (SELECT 0, EXISTS (SELECT 1 FROM " + claimTable + " e WHERE e.lease_until <= ?),"
-        + " count(*), ? + " + inFlight + " FROM (" + widened + ") z)) x LIMIT ?";
+        + " UNION ALL (SELECT 0, false, count(*), ? + " + inFlight + " FROM (" + widened + ") z)) x LIMIT ? + 1";
     List<Long> locked = new ArrayList<>();
     boolean stale = false;
     boolean wholeBacklogSeen = false;
+    long firstWaiting = 0;
     try (PreparedStatement statement = c.prepareStatement(sql)) {
       int i = 1;
-      statement.setObject(i++, utc(now));
+      statement.setLong(i++, from);
+      statement.setLong(i++, from);
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
-      statement.setObject(i++, utc(now));
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
+      statement.setLong(i++, from);
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
       statement.setInt(i, limit);
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           long seq = result.getLong(1);
-          stale |= result.getBoolean(2);
           if (seq > 0) {
             locked.add(seq);
+            stale |= result.getBoolean(2);
+          } else if (seq < 0) {
+            firstWaiting = result.getLong(3);
           } else {
             wholeBacklogSeen = result.getLong(3) < result.getLong(4);
           }
         }
       }
     }
-    // Done when the batch is full, or the window held every waiting entry (the heads read could find nothing more).
-    if (locked.size() >= limit || wholeBacklogSeen) {
-      return new Locked(locked, stale);
-    }
-    Locked more = lockHeads(c, limit - locked.size(), now, locked);
-    locked.addAll(more.seqs());
-    headsFirst = !locked.isEmpty() && locked.size() < limit;
-    return new Locked(locked, stale || more.takeOver());
+    return new Window(locked, stale, wholeBacklogSeen, firstWaiting);
   }
 
   /** Locks up to {@code limit} of the keys' heads and the unkeyed entries that are in no unexpired batch. */
@@ -364,16 +420,6 @@ final class LeasedBatchClaims {
         while (result.next()) {
           locked.add(result.getLong(1));
           stale |= result.getBoolean(2);
-        }
-      }
-    }
-    if (!stale) {
-      try (PreparedStatement expired = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM " + claimTable
-          + " e WHERE e.lease_until <= ?)")) {
-        expired.setObject(1, utc(now));
-        try (ResultSet result = expired.executeQuery()) {
-          result.next();
-          stale = result.getBoolean(1);
         }
       }
     }
@@ -418,7 +464,7 @@ final class LeasedBatchClaims {
       throws SQLException {
     String sql = "WITH kept AS MATERIALIZED (SELECT o.seq, o.version FROM " + table + " o WHERE o.seq = ANY(?)"
         + " AND o." + WAITING + " AND o.available_at <= ? AND o.claim_token IS NULL"
-        + " AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " AND o.seq NOT IN (" + inBatchRows(claimTable) + ")),"
         + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until, claimed_at)"
         + " SELECT ?, array_agg(k.seq), ?, ? FROM kept k HAVING count(*) > 0)"
         + " SELECT seq, version FROM kept";
@@ -426,9 +472,10 @@ final class LeasedBatchClaims {
     try (PreparedStatement statement = c.prepareStatement(sql)) {
       statement.setArray(1, seqs(c, locked));
       statement.setObject(2, utc(now));
-      statement.setObject(3, token);
-      statement.setObject(4, utc(leaseUntil));
-      statement.setObject(5, utc(now));
+      statement.setArray(3, seqs(c, locked));
+      statement.setObject(4, token);
+      statement.setObject(5, utc(leaseUntil));
+      statement.setObject(6, utc(now));
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           kept.put(result.getLong(1), result.getLong(2));
@@ -450,7 +497,7 @@ final class LeasedBatchClaims {
     String sql = "WITH RECURSIVE candidate AS MATERIALIZED (SELECT o.seq, o.version, p.prev FROM " + table + " o"
         + " JOIN unnest(?::bigint[], ?::bigint[]) AS p(seq, prev) ON p.seq = o.seq WHERE o.seq = ANY(?)"
         + " AND o." + WAITING + " AND (p.prev = 0 OR o.status = 'PENDING') AND o.available_at <= ?"
-        + " AND o.claim_token IS NULL AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " AND o.claim_token IS NULL AND o.seq NOT IN (" + inBatchRows(claimTable) + ")),"
         + " kept (seq, version) AS (SELECT candidate.seq, candidate.version FROM candidate WHERE candidate.prev = 0"
         + " UNION ALL SELECT candidate.seq, candidate.version FROM candidate JOIN kept ON candidate.prev = kept.seq),"
         + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until, claimed_at)"
@@ -463,9 +510,10 @@ final class LeasedBatchClaims {
       statement.setArray(2, c.createArrayOf("bigint", seqs.stream().map(plan::previousOf).toArray()));
       statement.setArray(3, seqs(c, seqs));
       statement.setObject(4, utc(now));
-      statement.setObject(5, token);
-      statement.setObject(6, utc(leaseUntil));
-      statement.setObject(7, utc(now));
+      statement.setArray(5, seqs(c, seqs));
+      statement.setObject(6, token);
+      statement.setObject(7, utc(leaseUntil));
+      statement.setObject(8, utc(now));
       try (ResultSet result = statement.executeQuery()) {
         while (result.next()) {
           kept.put(result.getLong(1), result.getLong(2));

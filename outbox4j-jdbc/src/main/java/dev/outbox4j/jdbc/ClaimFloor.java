@@ -1,0 +1,238 @@
+package dev.outbox4j.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a PostgreSQL claim starts reading the waiting entries: the <b>floor</b>, a {@code seq} below which no entry
+ * waits now or will wait later, so the claim window's index scan begins there instead of at the oldest index entry.
+ *
+ * <h2>Why</h2>
+ * A retired entry leaves its entry in the claim's partial index until vacuum removes it, and a scan marks such an entry
+ * dead (and skips it from then on) only once no snapshot can still see the row. While another session holds a
+ * transaction open (the xmin horizon), nothing can be marked: a window read from the index's start would visit the
+ * heap for every entry retired since that transaction began, claim after claim (docs/benchmarks.md, "Horizon"). From
+ * the floor, the scan is a descent to the first entry that may still wait.
+ *
+ * <h2>Why the floor is safe</h2>
+ * Entries are numbered by a sequence when they are inserted, but become visible when their transaction commits, so a
+ * smaller {@code seq} can appear after a larger one was read. Every transaction that inserts into the outbox holds a
+ * {@code RowExclusiveLock} on it from before it takes its number until it ends ({@code pg_locks} shows it). So each
+ * claim first takes a <em>sample</em>: the sequence's last value, then the transactions holding that lock. Once every
+ * transaction of an earlier sample has ended (none is among the holders a later claim reads), every entry numbered up
+ * to that sample's last value is committed or gone, and visible to any statement that starts afterwards. Such a
+ * statement (the window) also reads the first waiting entry at or above the current floor; the new floor is the smaller
+ * of that entry and the sample's last value + 1. An entry below it is not waiting, and none can join it: the only later
+ * commits number above the sample.
+ *
+ * <p>An entry can also come back to waiting below the floor by an operator's requeue; and a sequence with a cache
+ * hands numbers out of order. For these, and for anything this reasoning missed, the floor is checked again in the
+ * background every {@link #RESCAN_NANOS}: the oldest waiting entry, read from the index's start (one slow read, off
+ * the claim's path), lowers the floor when it lies below. A requeue through this store lowers it at once
+ * ({@link #reset()}). Should the sequence go back (a restarted identity), the floor starts again from zero.
+ *
+ * <p>Thread-safe: several claims of one store may sample at once; a sample is used only by a claim whose holder read
+ * began after that sample was complete.
+ */
+final class ClaimFloor {
+  private static final Logger LOG = Logger.getLogger(ClaimFloor.class.getName());
+  /** How often the floor is checked against the oldest waiting entry, read from the index's start. */
+  static final long RESCAN_NANOS = 30_000_000_000L;
+  /** Samples kept: the oldest go first, which only delays the floor while an outbox writer stays open that long. */
+  private static final int MAX_SAMPLES = 256;
+  /** A claim adds a sample only this long after the last one, so the samples kept span a long writer. */
+  private static final long SAMPLE_SPACING_NANOS = 20_000_000L;
+
+  /** One claim's sample: the sequence's last value, then the transactions that held the outbox's write lock. */
+  record Sample(long lastValue, Set<String> writers, long takenAt) {}
+
+  /** What a claim read before its window: the samples it may use, its own sample, the floor in force. */
+  record Reading(List<Sample> earlier, Sample sample, long floor, long epoch) {}
+
+  private final String table;
+  private final String waiting;
+  private final LongSupplier nanoTime;
+  private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+  private volatile long floor;
+  /** Counts the times the floor was lowered: a claim that read above an older floor must not raise the new one. */
+  private long epoch;
+  private volatile long lastValue = -1;
+  private volatile long rescanDue;
+  private final AtomicBoolean rescanning = new AtomicBoolean();
+  private volatile @Nullable String sequence;
+
+  /**
+   * @param table the qualified outbox table
+   * @param waiting the condition, over alias {@code w}, of a waiting entry (the claim index's predicate)
+   */
+  ClaimFloor(String table, String waiting, LongSupplier nanoTime) {
+    this.table = table;
+    this.waiting = waiting;
+    this.nanoTime = nanoTime;
+    this.rescanDue = nanoTime.getAsLong() + RESCAN_NANOS;
+  }
+
+  /** @return the current floor: no entry below it waits */
+  long floor() {
+    return floor;
+  }
+
+  /** Forgets the floor (a requeue through this store): the next window reads from the index's start. */
+  synchronized void reset() {
+    floor = 0;
+    epoch++;
+    samples.clear();
+  }
+
+  /**
+   * Takes this claim's sample, in the claim's transaction before its window statement.
+   *
+   * @return what the window statement needs, and {@link #advance} after it
+   */
+  Reading sample(Connection c) throws SQLException {
+    List<Sample> earlier;
+    long readFloor;
+    long readEpoch;
+    synchronized (this) {
+      earlier = List.copyOf(samples);
+      readFloor = floor;
+      readEpoch = epoch;
+    }
+    long last;
+    try (PreparedStatement read = c.prepareStatement("SELECT coalesce(pg_sequence_last_value(?::regclass), 0)")) {
+      read.setString(1, sequence(c));
+      try (ResultSet result = read.executeQuery()) {
+        result.next();
+        last = result.getLong(1);
+      }
+    }
+    Set<String> writers = new HashSet<>();
+    try (PreparedStatement read = c.prepareStatement("SELECT l.virtualtransaction FROM pg_locks l"
+        + " WHERE l.locktype = 'relation' AND l.relation = ?::regclass AND l.mode = 'RowExclusiveLock'"
+        + " AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()")) {
+      read.setString(1, table);
+      try (ResultSet result = read.executeQuery()) {
+        while (result.next()) {
+          writers.add(result.getString(1));
+        }
+      }
+    }
+    if (last < lastValue) {
+      reset(); // the sequence went back: what was learned of the old numbers says nothing of the new ones
+      readFloor = 0;
+      earlier = List.of();
+      synchronized (this) {
+        readEpoch = epoch;
+      }
+    }
+    lastValue = last;
+    return new Reading(earlier, new Sample(last, Set.copyOf(writers), nanoTime.getAsLong()), readFloor, readEpoch);
+  }
+
+  /**
+   * After the window statement (which started after {@link #sample}): raises the floor, and keeps the sample.
+   *
+   * @param reading what {@link #sample} returned for this claim
+   * @param firstWaiting the smallest {@code seq} at or above {@code reading.floor()} that the window statement saw
+   *     waiting, or {@code 0} when none
+   */
+  void advance(Reading reading, long firstWaiting) {
+    Sample settled = null;
+    for (Sample earlier : reading.earlier()) {
+      if (Collections.disjoint(earlier.writers(), reading.sample().writers())) {
+        settled = earlier; // samples are kept oldest first: the last settled one is the newest
+      }
+    }
+    synchronized (this) {
+      if (settled != null) {
+        long bound = settled.lastValue() + 1;
+        long next = firstWaiting == 0 ? bound : Math.min(firstWaiting, bound);
+        if (next > floor && epoch == reading.epoch()) {
+          floor = next;
+        }
+        Iterator<Sample> older = samples.iterator();
+        while (older.hasNext() && older.next().takenAt() < settled.takenAt()) {
+          older.remove(); // an older sample can only give a lower bound now
+        }
+      }
+      Sample newest = samples.peekLast();
+      if (newest == null || reading.sample().takenAt() - newest.takenAt() >= SAMPLE_SPACING_NANOS) {
+        samples.addLast(reading.sample());
+        if (samples.size() > MAX_SAMPLES) {
+          samples.removeFirst();
+        }
+      }
+    }
+  }
+
+  /**
+   * Starts the background check of the floor when it is due: the oldest waiting entry, read from the index's start on
+   * a connection of its own; a floor above it is lowered to it.
+   */
+  void rescanIfDue(LeasedBatchClaims.Connections connections) {
+    long now = nanoTime.getAsLong();
+    if (now - rescanDue < 0 || floor == 0 || !rescanning.compareAndSet(false, true)) {
+      return;
+    }
+    rescanDue = now + RESCAN_NANOS;
+    CompletableFuture.runAsync(() -> {
+      try {
+        long oldest = connections.autoCommit("claim floor", c -> {
+          try (PreparedStatement read = c.prepareStatement("SELECT coalesce(min(w.seq), 0) FROM " + table
+              + " w WHERE w." + waiting)) {
+            try (ResultSet result = read.executeQuery()) {
+              result.next();
+              return result.getLong(1);
+            }
+          }
+        });
+        lower(oldest);
+      } catch (RuntimeException e) {
+        LOG.log(Level.FINE, "the background check of the claim floor failed; the next one is due in 30 s", e);
+      } finally {
+        rescanning.set(false);
+      }
+    });
+  }
+
+  /** Lowers the floor to {@code oldestWaiting} when it lies below (an entry that came back to waiting). */
+  synchronized void lower(long oldestWaiting) {
+    if (oldestWaiting > 0 && oldestWaiting < floor) {
+      floor = oldestWaiting;
+      epoch++;
+      samples.clear();
+    }
+  }
+
+  private String sequence(Connection c) throws SQLException {
+    String name = sequence;
+    if (name == null) {
+      try (PreparedStatement read = c.prepareStatement("SELECT pg_get_serial_sequence(?, 'seq')")) {
+        read.setString(1, table);
+        try (ResultSet result = read.executeQuery()) {
+          result.next();
+          name = result.getString(1);
+        }
+      }
+      if (name == null) {
+        throw new SQLException("the column seq of " + table + " is not numbered by a sequence it owns");
+      }
+      sequence = name;
+    }
+    return name;
+  }
+}
