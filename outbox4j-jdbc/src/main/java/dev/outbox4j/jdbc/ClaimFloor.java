@@ -8,7 +8,9 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,6 +47,14 @@ import org.jspecify.annotations.Nullable;
  * the claim's path), lowers the floor when it lies below. A requeue through this store lowers it at once
  * ({@link #reset()}). Should the sequence go back (a restarted identity), the floor starts again from zero.
  *
+ * <h2>Each key's floor</h2>
+ * The same holds for a key's head probe ("its first undelivered entry"), which walks the key's index entries from its
+ * first: it starts at the key's head as a claim last found it ({@link #learnHead}). That head was the first undelivered
+ * entry in a snapshot, and a key's numbers only grow, so no earlier entry of the key can wait again, unless the key's
+ * numbering starts over (an operator deleted its row of the key table): the probe then finds another undelivered entry
+ * with the head's number but not its {@code seq}, and walks from the key's start. The key floors are forgotten at each
+ * background check, and kept for the {@link #MAX_KEY_FLOORS} keys learned last.
+ *
  * <p>Thread-safe: several claims of one store may sample at once; a sample is used only by a claim whose holder read
  * began after that sample was complete.
  */
@@ -54,6 +64,8 @@ final class ClaimFloor {
   static final long RESCAN_NANOS = 30_000_000_000L;
   /** Samples kept: the oldest go first, which only delays the floor while an outbox writer stays open that long. */
   private static final int MAX_SAMPLES = 256;
+  /** The most keys whose floor is kept (and sent with each claim); the least recently learned go first. */
+  static final int MAX_KEY_FLOORS = 2048;
   /** A claim adds a sample only this long after the last one, so the samples kept span a long writer. */
   private static final long SAMPLE_SPACING_NANOS = 20_000_000L;
 
@@ -74,6 +86,8 @@ final class ClaimFloor {
   private volatile long rescanDue;
   private final AtomicBoolean rescanning = new AtomicBoolean();
   private volatile @Nullable String sequence;
+  /** Each key's floor: its head as a claim last found it, {@code key_seq} and {@code seq}; least recent first. */
+  private final LinkedHashMap<String, long[]> keyFloors = new LinkedHashMap<>();
 
   /**
    * @param table the qualified outbox table
@@ -96,6 +110,32 @@ final class ClaimFloor {
     floor = 0;
     epoch++;
     samples.clear();
+  }
+
+  /**
+   * Notes that a claim found {@code keySeq} ({@code seq}) to be its key's head: every earlier entry of the key was
+   * delivered or gone in that claim's snapshot, and a key's numbers only grow, so none can wait again. The key's probe
+   * then starts there ({@link #keyFloorsJson}).
+   */
+  synchronized void learnHead(String key, long keySeq, long seq) {
+    keyFloors.remove(key);
+    keyFloors.put(key, new long[] {keySeq, seq});
+    if (keyFloors.size() > MAX_KEY_FLOORS) {
+      Iterator<String> eldest = keyFloors.keySet().iterator();
+      eldest.next();
+      eldest.remove();
+    }
+  }
+
+  /**
+   * @return the keys' floors as a JSON object, {@code {"key": "keySeq,seq"}}: the claim's head probe of a key starts at
+   *     {@code keySeq} unless the key holds another undelivered entry numbered {@code keySeq} (its numbering started
+   *     again: a row of the key table was deleted), see {@link LeasedBatchClaims}
+   */
+  synchronized String keyFloorsJson() {
+    Map<String, String> floors = new LinkedHashMap<>();
+    keyFloors.forEach((key, head) -> floors.put(key, head[0] + "," + head[1]));
+    return HeaderJson.encode(floors);
   }
 
   /**
@@ -133,6 +173,9 @@ final class ClaimFloor {
     }
     if (last < lastValue) {
       reset(); // the sequence went back: what was learned of the old numbers says nothing of the new ones
+      synchronized (this) {
+        keyFloors.clear();
+      }
       readFloor = 0;
       earlier = List.of();
       synchronized (this) {
@@ -201,6 +244,9 @@ final class ClaimFloor {
           }
         });
         lower(oldest);
+        synchronized (this) {
+          keyFloors.clear(); // a key whose numbering started again (its key row deleted) waits at most this long
+        }
       } catch (RuntimeException e) {
         LOG.log(Level.FINE, "the background check of the claim floor failed; the next one is due in 30 s", e);
       } finally {

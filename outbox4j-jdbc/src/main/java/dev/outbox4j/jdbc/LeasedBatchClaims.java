@@ -121,6 +121,7 @@ final class LeasedBatchClaims {
   private final String table;
   private final String claimTable;
   private final String namespace;
+  /** Whether window entry {@code c} may be claimed; its key's head probe starts at {@code c.key_floor} ({@link #keyFloor}). */
   private final String claimable;
   private final Map<UUID, Batch> batches = new ConcurrentHashMap<>();
   /** As the leased-row claim's hint: the window was full of entries that cannot be claimed, so go to the heads. */
@@ -136,7 +137,8 @@ final class LeasedBatchClaims {
     this.table = table;
     this.claimTable = claimTable;
     this.namespace = namespace(table);
-    this.claimable = ClaimSql.claimable("c", table, PostgresDialect.UNDELIVERED_OF_KEY);
+    this.claimable = ClaimSql.claimable("c", table,
+        PostgresDialect.UNDELIVERED_OF_KEY + " AND h.key_seq >= c.key_floor");
     this.floor = new ClaimFloor(table, WAITING, System::nanoTime);
   }
 
@@ -282,8 +284,10 @@ final class LeasedBatchClaims {
     try (Statement set = c.createStatement()) {
       // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
       // millisecond) would have the server end the claim's session between its statements.
+      // And no sequential scan: the claim table is read through its indexes (V10), whatever its statistics say (a
+      // table of few live rows and many dead ones, never analysed, looks small enough to read whole).
       set.execute("SET LOCAL idle_in_transaction_session_timeout = "
-          + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()));
+          + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()) + "; SET LOCAL enable_seqscan = off");
     }
     floor.rescanIfDue(connections);
     ClaimFloor.Reading reading = floor.sample(c);
@@ -321,6 +325,21 @@ final class LeasedBatchClaims {
     return new Locked(locked, stale);
   }
 
+  /**
+   * @param alias a waiting entry, in a statement whose {@code WITH} has {@code kf(floors)}, the
+   *     {@link ClaimFloor#keyFloorsJson key floors} as jsonb
+   * @return where the head probe of {@code alias}'s key starts: the key's floor, or 0 (its first entry) when it has
+   *     none, or when another undelivered entry of the key has the floor's number (the key's numbering started again);
+   *     one index probe
+   */
+  private String keyFloor(String alias) {
+    String value = "((SELECT kf.floors FROM kf) ->> " + alias + ".ordering_key)";
+    String keySeq = "split_part(" + value + ", ',', 1)::bigint";
+    return "CASE WHEN " + alias + ".ordering_key IS NULL OR " + value + " IS NULL THEN 0 WHEN EXISTS (SELECT 1 FROM "
+        + table + " r WHERE r.ordering_key = " + alias + ".ordering_key AND r.status <> 'DELIVERED' AND r.key_seq = "
+        + keySeq + " AND r.seq <> split_part(" + value + ", ',', 2)::bigint) THEN 0 ELSE " + keySeq + " END";
+  }
+
   /** The window's locked entries, whether one carries a leased-row claim, and what the window saw. */
   private record Window(List<Long> locked, boolean stale, boolean wholeBacklogSeen, long firstWaiting) {}
 
@@ -338,21 +357,25 @@ final class LeasedBatchClaims {
     int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
-    String widened = "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
-        + " WHERE w." + WAITING + " AND w.seq >= ? ORDER BY w.seq LIMIT ? + " + inFlight;
-    String sql = "SELECT x.seq, x.stale, x.held, x.room FROM ((SELECT -1::bigint AS seq, false AS stale,"
-        + " coalesce((SELECT v.seq FROM " + table + " v WHERE v." + WAITING + " AND v.seq >= ? ORDER BY v.seq"
-        + " LIMIT 1), 0) AS held, 0::bigint AS room)"
-        + " UNION ALL (SELECT c.seq, c.lease_until IS NOT NULL, 0::bigint, 0::bigint FROM (" + widened + ") c"
+    String window = " FROM " + table + " w WHERE w." + WAITING + " AND w.seq >= ? ORDER BY w.seq LIMIT ? + " + inFlight;
+    String sql = "WITH kf AS MATERIALIZED (SELECT ?::jsonb AS floors)"
+        + " SELECT x.seq, x.stale, x.held, x.room, x.ordering_key, x.key_seq FROM ((SELECT -1::bigint AS seq,"
+        + " false AS stale, coalesce((SELECT v.seq FROM " + table + " v WHERE v." + WAITING + " AND v.seq >= ?"
+        + " ORDER BY v.seq LIMIT 1), 0) AS held, 0::bigint AS room, NULL::varchar AS ordering_key, 0::bigint AS key_seq)"
+        + " UNION ALL (SELECT c.seq, c.lease_until IS NOT NULL, 0::bigint, 0::bigint, c.ordering_key, c.key_seq FROM"
+        + " (SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until, " + keyFloor("w") + " AS key_floor"
+        + window + ") c"
         + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
         + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
-        + " UNION ALL (SELECT 0, false, count(*), ? + " + inFlight + " FROM (" + widened + ") z)) x LIMIT ? + 1";
+        + " UNION ALL (SELECT 0, false, count(*), ? + " + inFlight + ", NULL, 0 FROM (SELECT w.seq" + window + ") z))"
+        + " x LIMIT ? + 1";
     List<Long> locked = new ArrayList<>();
     boolean stale = false;
     boolean wholeBacklogSeen = false;
     long firstWaiting = 0;
     try (PreparedStatement statement = c.prepareStatement(sql)) {
       int i = 1;
+      statement.setString(i++, floor.keyFloorsJson());
       statement.setLong(i++, from);
       statement.setLong(i++, from);
       statement.setInt(i++, size);
@@ -372,6 +395,10 @@ final class LeasedBatchClaims {
           if (seq > 0) {
             locked.add(seq);
             stale |= result.getBoolean(2);
+            String key = result.getString(5);
+            if (key != null) {
+              floor.learnHead(key, result.getLong(6), seq);
+            }
           } else if (seq < 0) {
             firstWaiting = result.getLong(3);
           } else {

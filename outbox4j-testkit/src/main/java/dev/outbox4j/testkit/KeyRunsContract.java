@@ -215,12 +215,17 @@ public abstract class KeyRunsContract extends OutboxStoreFixture {
         // Time is a counter shared by the claimers: every claim is a millisecond later, so leases of 30 claims end.
         Instant at = start.plusMillis(ticks.incrementAndGet());
         List<Claim> claims = store.claim(5, at, lease, 3);
+        // The latest time any claimer had when this claim returned: a claim whose time was later than this one's may
+        // have run first and taken over a lease that ended before then, so only a lease still running at that latest
+        // time proves a double claim.
+        Instant latest = start.plusMillis(ticks.get());
         Map<String, List<Claim>> runs = new LinkedHashMap<>();
         for (Claim claim : claims) {
           Holding mine = new Holding(claim.token(), at, claim.leaseUntil());
           synchronized (holdings) {
             for (Holding other : holdings.getOrDefault(claim.id(), List.of())) {
-              if (other.from().isBefore(mine.until()) && mine.from().isBefore(other.until())) {
+              if (other.from().isBefore(mine.until()) && mine.from().isBefore(other.until())
+                  && latest.isBefore(other.until())) {
                 violations.add(claim.id() + " held twice: " + other + " and " + mine);
               }
             }
