@@ -235,13 +235,14 @@ final class ClaimFace extends StoreJdbc {
   List<OutboxRows.Read> claimLocked(Connection connection, List<Long> locked, Instant now, Instant leaseUntil,
       UUID token) throws SQLException {
     String sql = "UPDATE " + table + " o SET " + claimedBy("o") + " WHERE o.seq = ANY(?) AND o." + WAITING + " AND "
-        + ClaimSql.ready("o") + " AND o.seq NOT IN (SELECT unnest(b.seqs) FROM " + names.qualified("outbox_claim")
-        + " b) RETURNING " + OutboxRows.columns("o");
+        + ClaimSql.ready("o") + " AND o.seq NOT IN (" + LeasedBatchClaims.inBatchRows(names.qualified("outbox_claim"))
+        + ") RETURNING " + OutboxRows.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
       int next = bindClaimedBy(claim, 1, token, leaseUntil, now);
       claim.setArray(next, connection.createArrayOf("bigint", locked.toArray()));
       dialect.setInstant(claim, next + 1, now);
       dialect.setInstant(claim, next + 2, now);
+      claim.setArray(next + 3, connection.createArrayOf("bigint", locked.toArray()));
       // A row that cannot be read is quarantined in this transaction, so it never stops the claim.
       return rows.quarantineUnreadableRows(connection, readRows(claim));
     }
@@ -259,7 +260,7 @@ final class ClaimFace extends StoreJdbc {
     String sql = "WITH RECURSIVE candidate AS MATERIALIZED (SELECT o.seq, p.prev FROM " + table + " o"
         + " JOIN unnest(?::bigint[], ?::bigint[]) AS p(seq, prev) ON p.seq = o.seq WHERE o.seq = ANY(?) AND o."
         + WAITING + " AND (p.prev = 0 OR o.status = 'PENDING') AND " + ClaimSql.ready("o") + " AND o.seq NOT IN"
-        + " (SELECT unnest(b.seqs) FROM " + claimTable + " b)),"
+        + " (" + LeasedBatchClaims.inBatchRows(claimTable) + ")),"
         + " run (seq, prev) AS (SELECT candidate.seq, candidate.prev FROM candidate WHERE candidate.prev = 0"
         + " UNION ALL SELECT candidate.seq, candidate.prev FROM candidate JOIN run ON candidate.prev = run.seq)"
         + " UPDATE " + table + " o SET " + claimedBy("o") + " FROM run r WHERE o.seq = r.seq AND o.seq = ANY(?)"
@@ -274,7 +275,8 @@ final class ClaimFace extends StoreJdbc {
       claim.setArray(3, connection.createArrayOf("bigint", seqs.toArray()));
       dialect.setInstant(claim, 4, now);
       dialect.setInstant(claim, 5, now);
-      int next = bindClaimedBy(claim, 6, token, leaseUntil, now);
+      claim.setArray(6, connection.createArrayOf("bigint", seqs.toArray()));
+      int next = bindClaimedBy(claim, 7, token, leaseUntil, now);
       claim.setArray(next, connection.createArrayOf("bigint", seqs.toArray()));
       dialect.setInstant(claim, next + 1, now);
       dialect.setInstant(claim, next + 2, now);

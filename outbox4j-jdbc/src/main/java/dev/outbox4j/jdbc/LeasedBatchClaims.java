@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGStatement;
 
 /**
  * The PostgreSQL claim of a {@link JdbcOutboxStore} under {@link ClaimStrategy#LEASED_BATCHES}: one narrow row per
@@ -552,8 +553,8 @@ final class LeasedBatchClaims {
 
   private List<OutboxRows.Read> read(Connection c, List<Long> seqs) throws SQLException {
     List<OutboxRows.Read> read = new ArrayList<>(seqs.size());
-    try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("o") + " FROM " + table
-        + " o WHERE o.seq = ANY(?) AND o." + WAITING + " ORDER BY o.seq")) {
+    try (PreparedStatement select = planEachTime(c.prepareStatement("SELECT " + OutboxRows.columns("o") + " FROM "
+        + table + " o WHERE o.seq = ANY(?) AND o." + WAITING + " ORDER BY o.seq"))) {
       select.setArray(1, seqs(c, seqs));
       try (ResultSet result = select.executeQuery()) {
         while (result.next()) {
@@ -637,7 +638,7 @@ final class LeasedBatchClaims {
         + " AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL"
         + (change.startsWith("SELECT") ? "" : " RETURNING o.seq");
     return connections.autoCommit(what, c -> {
-      try (PreparedStatement statement = c.prepareStatement(sql)) {
+      try (PreparedStatement statement = planEachTime(c.prepareStatement(sql))) {
         int next = 1;
         if (seqsParameter != null) {
           statement.setArray(next++, seqs(c, new ArrayList<>(seqsParameter)));
@@ -658,6 +659,24 @@ final class LeasedBatchClaims {
         return applied;
       }
     });
+  }
+
+  /**
+   * Has the server plan {@code statement} at each execution (with pgjdbc: never as a server-side prepared statement,
+   * whose generic plan is kept). A plan cached while the outbox was a few pages (a sequential scan, or the whole claim
+   * index read in order to save a sort) stays cached while a transaction held open elsewhere swells the table with
+   * dead rows, and then reads them all at each execution; a plan made for the table as it is probes the index by
+   * {@code seq}. Used for the statements outside the claim's transaction, which cannot set {@code enable_seqscan}.
+   */
+  static PreparedStatement planEachTime(PreparedStatement statement) throws SQLException {
+    try {
+      if (statement.isWrapperFor(PGStatement.class)) {
+        statement.unwrap(PGStatement.class).setPrepareThreshold(0);
+      }
+    } catch (LinkageError noPgJdbc) {
+      // another PostgreSQL driver: its statements keep its own planning
+    }
+    return statement;
   }
 
   private static OffsetDateTime utc(Instant instant) {
