@@ -75,6 +75,10 @@ import org.postgresql.PGStatement;
  * next entry of a key commits waiting for the flush, and the WAL is flushed in order, so the completion before it is
  * durable by then (and, with a synchronous standby, on the standby).
  *
+ * <p>One piece on purpose: the claim and its completions are the two halves of one fencing protocol on the batch row
+ * (a completion applies only while the row its claim wrote is there; a takeover deletes it), and each statement's
+ * correctness argument refers to the other's. Where the claim starts reading is apart, in {@link ClaimFloor}.
+ *
  * <p>Thread-safe. The batches this store claimed are remembered (their entries not completed yet), so that a completion
  * knows whether it finishes its batch; completions of one batch are serialised in this store.
  */
