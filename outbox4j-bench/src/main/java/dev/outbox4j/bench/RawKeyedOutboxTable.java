@@ -67,7 +67,7 @@ final class RawKeyedOutboxTable {
 
   /**
    * Empties the tables, without analysing them: statistics taken of an empty table make PostgreSQL plan the trigger's
-   * {@code UPDATE ... WHERE id = ?} as a sequential scan until the next analyse (see docs/benchmarks-history.md,
+   * {@code UPDATE ... WHERE id = ?} as a sequential scan until the next analyse (see docs/benchmark-findings.md,
    * "Keyed writes").
    */
   void reset(BenchDatabase database) throws SQLException {
