@@ -64,7 +64,8 @@ public class Outbox4jAutoConfiguration {
    * @param properties the bound properties
    * @param customizers applied after the properties
    * @return the store over the outbox tables; closed when the context closes, after the relay that depends on it
-   *     has stopped (Spring destroys a bean's dependents first), which gives back a session-locks claim connection
+   *     has stopped (Spring destroys a bean's dependents first); closing releases nothing, since every claim lives in
+   *     the database
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
