@@ -8,16 +8,18 @@ import java.util.UUID;
 
 /**
  * The text of the operator's statements on waiting entries, on entries waiting for an operator (groups, selections),
- * on destination pauses and on the audit log (see {@code docs/stores.md}, "Operator face"). Package-private: {@link JdbcOutboxStore} runs what it returns, binding every value as a parameter;
- * only validated table names ({@link TableNames}) and fixed text are ever concatenated.
+ * on destination pauses and on the audit log (see {@code docs/stores.md}, "Bulk operator actions"). Package-private:
+ * {@link JdbcOutboxStore} runs what it returns, binding every value as a parameter; only validated table names
+ * ({@link TableNames}) and fixed text are ever concatenated.
  *
- * <h2>Why "not under an unexpired claim" has two parts on PostgreSQL</h2>
- * An entry under a leased-row claim carries an unexpired {@code lease_until}. An entry claimed under
- * {@link ClaimStrategy#SESSION_LOCKS} writes nothing to its row: it is held by another connection's advisory lock, and
- * after that relay died, by its batch row in the claim table until the lease has passed. So on PostgreSQL a statement
- * that must leave claimed entries alone also skips the entries of unexpired batch rows and those whose advisory lock it
- * cannot take (held to the end of its own transaction, which also keeps a session claim from taking them meanwhile),
- * exactly as a leased-row claim does there.
+ * <h2>Why "not under an unexpired claim" looks beyond the row on PostgreSQL</h2>
+ * An entry under a leased-row claim carries an unexpired {@code lease_until}. A claim under
+ * {@link ClaimStrategy#LEASED_BATCHES} writes nothing to the entries: it holds them by its batch row in the claim table
+ * until that row's lease has passed. And while a claim of either strategy is deciding on an entry, it holds the
+ * entry's transaction-scoped advisory lock. So on PostgreSQL a statement that changes waiting entries also skips the
+ * entries of unexpired batch rows and those whose advisory lock it cannot take; it holds the locks it took to the end
+ * of its own transaction, which keeps a claim from taking those entries meanwhile, exactly as claims keep each other
+ * apart there. A count takes no locks, and only skips the entries of unexpired batch rows.
  *
  * <h2>Why selections of entries waiting for an operator are decided in Java</h2>
  * A {@link QuarantineSelector} may select a {@linkplain dev.outbox4j.spi.QuarantineGroup group}, whose membership
@@ -35,9 +37,9 @@ final class OperatorSql {
    * The selected waiting entries under no unexpired claim.
    *
    * @param names the table names
-   * @param postgres whether the database is PostgreSQL (session-lock claims may exist)
+   * @param postgres whether the database is PostgreSQL (batch rows and advisory locks of claims may exist)
    * @param selector which entries
-   * @param locking whether to take the advisory locks of session claims (for a change) or only look (for a count)
+   * @param locking whether to take the entries' advisory locks, as claims do (for a change), or only look (for a count)
    * @return the condition and the text parameters to bind after the parameters {@code now} (and on PostgreSQL a second
    *     {@code now}) that it starts with
    */

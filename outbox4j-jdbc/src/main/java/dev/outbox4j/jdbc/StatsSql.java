@@ -16,9 +16,9 @@ package dev.outbox4j.jdbc;
  *       is quarantined or parked. The quarantined and parked entries are few and already read for their count, so
  *       they are grouped by key into "from which {@code key_seq} on this key is held", and the pending entries are
  *       joined to that by key: one hash join, however long the queues behind the held keys are. The cost is that of
- *       reading the undelivered entries, as the stats always were.
+ *       reading the undelivered entries.
  *   <li><b>In flight.</b> An entry under an unexpired lease; on PostgreSQL also one in an unexpired batch row of
- *       session-lock claims ({@code outbox_claim}), whose rows carry no lease. An entry in flight counts as waiting,
+ *       leased-batch claims ({@code outbox_claim}), whose entries carry no lease. An entry in flight counts as waiting,
  *       never as blocked.
  * </ul>
  */
@@ -27,7 +27,7 @@ final class StatsSql {
 
   /**
    * @param names the table names
-   * @param postgres whether batch rows of session-lock claims exist (PostgreSQL)
+   * @param postgres whether batch rows of leased-batch claims may exist (PostgreSQL)
    * @return one row per pending or failed entry with its {@code destination}, {@code created_at}, {@code in_flight}
    *     (1 or 0) and {@code blocked} (1 or 0). Parameters: now (and on PostgreSQL a second now)
    */
