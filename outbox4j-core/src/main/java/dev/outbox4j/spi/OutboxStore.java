@@ -404,9 +404,9 @@ public interface OutboxStore {
    * {@link EntryStatus#PARKED} (attempts, last error and times kept), is no longer claimed, is listed by
    * {@link #quarantined}, and blocks its ordering key until {@link #requeue} / {@link #requeueAll} or
    * {@link #discard} / {@link #discardAll}. An entry under an unexpired claim (a relay may be sending it) is never
-   * touched; where claims are held outside the row (PostgreSQL session locks), a claim that a live relay still holds
-   * counts as unexpired. Order is kept: a parked entry is still its key's head, so nothing of its key overtakes it, including
-   * entries of the same key for other destinations.
+   * touched; where claims are held outside the entry (PostgreSQL's leased batches, a row per claimed batch), an entry
+   * counts as claimed until its batch's lease has passed. Order is kept: a parked entry is still its key's head, so
+   * nothing of its key overtakes it, including entries of the same key for other destinations.
    *
    * @param selector which waiting entries
    * @param now the current time, to tell unexpired claims from expired ones

@@ -1290,7 +1290,7 @@ public abstract class OutboxStoreContract extends KeyRunsContract {
     assertThat(store.countWaiting(WaitingSelector.ofKey("K"), now())).isZero();
     assertThat(store.countWaiting(WaitingSelector.ofKey("K"), later)).isEqualTo(1);
     if (!claimChangesTheEntry()) {
-      return; // claims held outside the row (session locks): a live relay's lock still counts as its claim
+      return; // claims held outside the row (leased batches): the rest is checked where a claim writes the row
     }
     assertThat(store.parkWaiting(WaitingSelector.ofKey("K"), later, 10)).isEqualTo(1);
     assertThat(store.find(id).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);

@@ -66,8 +66,9 @@ public abstract class OutboxStoreFixture {
 
   /**
    * Whether claiming an entry changes its version, as a claim that writes a lease into the row does. A store whose
-   * claims are held outside the row (PostgreSQL session locks) answers {@code false}: there an entry-face mutation
-   * of a claimed entry read before the claim succeeds, and cancels the claim as any entry-face mutation does.
+   * claims are held outside the row (PostgreSQL's leased batches, a row per claimed batch) answers {@code false}: there
+   * an entry-face mutation of a claimed entry read before the claim succeeds, and cancels the claim as any entry-face
+   * mutation does.
    *
    * @return {@code true} unless overridden
    */
