@@ -73,8 +73,8 @@ public final class RelayRuntime implements AutoCloseable {
       HikariDataSource pool = RelayAssembly.dataSource(config.database(), "outbox4j-relay");
       closeables.push(pool);
       store = RelayAssembly.store(pool, config.database());
-      // Closed after the relay and everything else that uses it (this deque closes last in, first out), and before
-      // the pool its claim connection came from.
+      // Closed after the relay and everything else that uses it (this deque closes last in, first out); closing it
+      // releases nothing, since every claim lives in the database.
       closeables.push(store);
       if (config.relay().listenNotify() && !(store.dialect() instanceof PostgresDialect)) {
         throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
@@ -223,8 +223,8 @@ public final class RelayRuntime implements AutoCloseable {
 
   /**
    * Stops: the wake-up listener, then the relay (deliveries in flight get the grace period; nothing unconfirmed is
-   * marked delivered), the sampler, the server, the transports, the store (which gives back the connection holding
-   * session claims) and the pools. Idempotent.
+   * marked delivered), the sampler, the server, the transports, the store (which holds nothing: every claim lives in
+   * the database) and the pools. Idempotent.
    */
   @Override
   public synchronized void close() {
