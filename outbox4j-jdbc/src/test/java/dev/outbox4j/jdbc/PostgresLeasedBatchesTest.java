@@ -32,8 +32,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the default PostgreSQL claim ({@link ClaimStrategy#LEASED_BATCHES}) promises beyond the contract suites, on the
- * real server: each test is a way the former session-lock claim broke the guarantee (issue 23, cases 1 and 3 to 7),
- * stated with its interleaving.
+ * real server: each test states one interleaving that could break the guarantee (a rolling switch of strategies, two
+ * spellings of one table, several relays holding batches, a relay frozen inside its claim, a failure at any step, a
+ * schema without the claim table) and checks that it does not.
  */
 class PostgresLeasedBatchesTest {
   private static final String PREFIX = "pgbatch_";
@@ -65,7 +66,7 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 1, a rolling switch: a leased-row relay paused past its lease must not complete an entry another relay has
+   * A rolling switch: a leased-row relay paused past its lease must not complete an entry another relay has
    * since claimed as a batch (the next entry of the key would be sent while the first copy is on its way), and the
    * batch relay's completion must apply. And the other way round.
    */
@@ -98,7 +99,7 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 4: the lock namespace belongs to the table, not to its spelling. Two stores naming one table differently
+   * The lock namespace belongs to the table, not to its spelling. Two stores naming one table differently
    * ({@code public.pgbatch_outbox} and {@code pgbatch_outbox}) claim it from many threads at once; no entry is handed
    * out twice.
    */
@@ -137,9 +138,8 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 6: relays see every relay's claims in the claim table, so three or more of them holding batches never crowd
-   * each other out of the claim window (the session-lock claim could not see other sessions' locks in its candidate
-   * read, and came back empty on every pass).
+   * Relays see every relay's claims in the claim table, and the claim window is widened by the entries in flight, so
+   * three or more relays holding batches never crowd each other out of it: none comes back empty while entries wait.
    */
   @Test
   void five_relays_holding_their_batches_each_get_a_full_batch_while_entries_wait() {
@@ -162,7 +162,7 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 5: a relay frozen inside its claim (SIGSTOP, a long pause) holds its transaction's locks only until the server
+   * A relay frozen inside its claim (SIGSTOP, a long pause) holds its transaction's locks only until the server
    * ends it, a lease after it went idle; then another relay claims those entries.
    */
   @Test
@@ -184,7 +184,7 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 3: a statement failing at any step of a claim or a completion leaves no lock, no stuck entry and a working
+   * A statement failing at any step of a claim or a completion leaves no lock, no stuck entry and a working
    * store. Each step is made to fail by a connection that refuses its n-th statement.
    */
   @Test
@@ -223,7 +223,7 @@ class PostgresLeasedBatchesTest {
   }
 
   /**
-   * Case 7: every PostgreSQL claim reads the claim table of migration V5; a schema without it fails each claim with a
+   * Every PostgreSQL claim reads the claim table of migration V5; a schema without it fails each claim with a
    * message that names the migration, not with a bare "relation does not exist".
    */
   @Test
