@@ -2,35 +2,53 @@ package dev.outbox4j.jdbc;
 
 /**
  * The text of the claim's statements, assembled from the pieces each dialect supplies (how a key's head is found, how
- * the unkeyed lane is indexed). Package-private: the dialects call it, {@link JdbcOutboxStore} runs what they return.
+ * the unkeyed lane is indexed). Package-private: the dialects build the window and heads-and-unkeyed statements with
+ * it and {@link ClaimFace} runs them; {@link LeasedBatchClaims} builds PostgreSQL's window statement from
+ * {@link #claimable} and {@link #ready}.
  *
  * <h2>Why the claim is three looks and not one scan</h2>
  * A single scan of waiting entries in {@code seq} order that keeps the heads of keys is cheap while most waiting
  * entries are heads, and ruinous when a few keys have long queues: every entry behind a head is read and rejected, on
  * every claim. So the claim looks in up to three places, each bounded by what it returns rather than by the backlog:
  * <ol>
- *   <li><b>the window</b>: the first {@code W} waiting entries by {@code seq} (oldest first, as before), each marked
- *       claimable or not; when fewer than {@code W} entries wait, or the window already holds enough claimable ones,
- *       this is the whole answer;
+ *   <li><b>the window</b>: the first {@code W} waiting entries by {@code seq} (oldest first), each marked claimable or
+ *       not; when fewer than {@code W} entries wait, or the window already holds enough claimable ones, this is the
+ *       whole answer;
  *   <li><b>the heads</b>: otherwise, one index descent per key with undelivered entries finds each key's head, and the
  *       claimable heads are kept (cost: the number of such keys, never the entries behind them);
  *   <li><b>the unkeyed lane</b>: with the heads, claimable unkeyed entries in {@code seq} order from an index of
  *       their own, so unkeyed work behind a keyed backlog is not starved.
  * </ol>
- * The heads and the unkeyed lane together are a complete answer on their own; {@link JdbcOutboxStore} goes to them
- * directly while the window keeps being clogged.
+ * The heads and the unkeyed lane together are a complete answer on their own; a store goes to them directly while the
+ * window keeps being clogged ({@link ClaimFace#candidates}; on PostgreSQL {@link LeasedBatchClaims#lock}).
  *
- * <p>These reads only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent
- * snapshot. The candidates are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, which re-reads each row
- * as last committed and re-checks its own state (waiting, available, no unexpired lease), and claimed.
+ * <h2>How the candidates are locked on each database</h2>
+ * <ul>
+ *   <li><b>MariaDB/MySQL and H2</b> (leased rows): the window ({@link #window}) and the heads-and-unkeyed statement
+ *       only <em>find candidates</em>. They take no locks; each is one statement, so it reads one consistent snapshot.
+ *       The candidates are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, which re-reads each row as
+ *       last committed and re-checks its own state (waiting, available, no unexpired lease), and claimed by an
+ *       {@code UPDATE} by primary key in the same transaction.
+ *   <li><b>PostgreSQL</b> (leased batches and leased rows alike): the window is {@link LeasedBatchClaims}'s own
+ *       statement, not {@link #window}'s: as it reads each entry that is claimable and in no unexpired batch row, it
+ *       takes the entry's transaction-scoped advisory lock ({@code pg_try_advisory_xact_lock}), skipping one another
+ *       claim holds. The heads-and-unkeyed statement is read without locks, and its candidates are locked the same way
+ *       by a second statement. No entry is locked with {@code FOR UPDATE}. A later statement of the claim's
+ *       transaction, whose snapshot is taken after the locks, re-checks each locked entry (still waiting, ready, in no
+ *       batch row) and writes the claim: one batch row under leased batches, the token and lease in each entry under
+ *       leased rows.
+ * </ul>
  *
- * <h2>Why a candidate found in a snapshot is still its key's head when it is locked</h2>
+ * <h2>Why a candidate found in a snapshot is still its key's head when it is claimed</h2>
  * A key's numbers ({@code key_seq}) are allocated in commit order under the key's lock (docs/schema.md), so every
  * earlier entry of a key committed before the candidate did, and is therefore in any snapshot that holds the
  * candidate. In that snapshot it was delivered or gone, and neither ever becomes waiting again through the claim face.
- * So a candidate that was the head in the snapshot is the head when it is locked, on every database, whatever
- * commits in between; and the lock's re-check rejects it if meanwhile another relay claimed or finished it. (The old
- * single statement broke this on MariaDB: its locking scan read rows committed after its subquery's snapshot.)
+ * So a candidate that was the head in the snapshot is the head when it is locked and claimed, on every database,
+ * whatever commits in between; and the re-check rejects it if meanwhile another relay claimed or finished it. The head
+ * must be decided in a snapshot, never by a locking scan: on MariaDB a single statement that locked rows as it checked
+ * their heads would read rows committed after its subquery's snapshot, and could claim an entry whose earlier entry
+ * of the same key committed during the scan. PostgreSQL's window statement checks and locks in one statement safely,
+ * because an advisory lock reads no row: the whole statement sees one snapshot.
  */
 final class ClaimSql {
   /** A waiting entry's own claimability: available and not under an unexpired lease. Parameters: now, now. */
