@@ -21,25 +21,38 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The claim of a {@link JdbcOutboxStore}: which strategy holds claims ({@link ClaimStrategy}), and the claim itself.
- * Under {@link ClaimStrategy#LEASED_BATCHES} it is {@link LeasedBatchClaims}'s; under {@link ClaimStrategy#LEASED_ROWS}
- * it is here.
+ * Under {@link ClaimStrategy#LEASED_BATCHES} (PostgreSQL only) it is {@link LeasedBatchClaims}'s; under
+ * {@link ClaimStrategy#LEASED_ROWS} it is here, on every database.
  *
  * <h2>Why the leased-row claim looks the way it does</h2>
- * An entry is claimable when it is pending or failed, available, not under an unexpired lease, and the head of its key:
- * no earlier undelivered entry of the same key exists (quarantined entries count as undelivered, so they block their
- * key). Because only the head of a key can qualify, at most one entry per key is ever claimed.
+ * An entry is claimable when it is pending or failed, available, not under an unexpired lease (on PostgreSQL, nor in a
+ * leased-batch claim's unexpired batch row), and the head of its key: no earlier undelivered entry of the same key
+ * exists (quarantined entries count as undelivered, so they block their key). Because only the head of a key can
+ * qualify, at most one entry per key is claimed, unless runs are asked for (below).
  *
- * <p>A claim first <em>finds candidates</em> with reads that take no locks (one consistent snapshot each): the first
- * waiting entries in {@code seq} order (the window), and only when that window is full of entries that cannot be
- * claimed, every key's head through one index descent per key plus the unkeyed entries from their own index. So a
- * backlog queued behind a few keys costs nothing: entries behind a head are never read. It then <em>locks the
- * candidates by primary key</em> with {@code FOR UPDATE SKIP LOCKED} (concurrent relays skip each other's rows, never
- * wait), re-checking each row's own state as last committed, and claims them. A candidate that was its key's head in the
- * snapshot is still the head when locked, because a key's entries are numbered in commit order: this holds on every
- * database, including MariaDB, whose locking reads see rows committed after the snapshot. The statements and the full
- * argument are in {@link ClaimSql} and {@code docs/schema.md}. On PostgreSQL the candidates are locked as
- * {@link LeasedBatchClaims#lock} locks them, and the claim's UPDATE reads them afresh after the locks, so it also skips
- * what a leased-batch claim took meanwhile.
+ * <p>The candidates come from the window (the first waiting entries in {@code seq} order) and, only when that window
+ * is full of entries that cannot be claimed, from every key's head through one index descent per key plus the unkeyed
+ * entries from their own index. So a backlog queued behind a few keys costs nothing: entries behind a head are never
+ * read. How they are then locked and claimed depends on the database:
+ * <ul>
+ *   <li><b>MariaDB/MySQL and H2</b>: the candidates are found with reads that take no locks (one consistent snapshot
+ *       each, {@link #candidates}), then <em>locked by primary key</em> with {@code FOR UPDATE SKIP LOCKED} (concurrent
+ *       relays skip each other's rows, never wait), re-checking each row's own state as last committed, and given the
+ *       token and lease by an {@code UPDATE} by primary key, in one transaction ({@link #claimLockThenUpdate}).
+ *   <li><b>PostgreSQL</b>: the claim starts as a leased-batch claim does, in {@link LeasedBatchClaims#lock}: the
+ *       window statement, which starts reading at the {@link ClaimFloor}, takes a transaction-scoped advisory lock
+ *       ({@code pg_try_advisory_xact_lock}) on each claimable entry in no unexpired batch row as it reads it, and the
+ *       heads, when needed, are read without locks and locked the same way by a second statement; no entry is locked
+ *       with {@code FOR UPDATE}. Expired claims among the locked entries are taken over
+ *       ({@link LeasedBatchClaims#takeOver}); then one {@code UPDATE ... RETURNING}, reading the entries afresh after
+ *       the locks, writes the token and lease into those still waiting, ready and in no batch row, so it also skips
+ *       what a leased-batch claim took meanwhile ({@link #claimLocked}). The transaction sets
+ *       {@code idle_in_transaction_session_timeout} to the lease, as a leased-batch claim's does.
+ * </ul>
+ * A candidate that was its key's head in the snapshot it was found in is still the head when it is locked and claimed,
+ * because a key's entries are numbered in commit order: this holds on every database, including MariaDB, whose locking
+ * reads see rows committed after the snapshot. The statements and the full argument are in {@link ClaimSql} and
+ * {@code docs/schema.md}.
  *
  * <h2>Runs and entries in doubt</h2>
  * With {@code maxRun > 1} the runs behind the locked heads are read and taken with the same re-checks
