@@ -32,13 +32,17 @@ import org.postgresql.PGStatement;
  *
  * <h2>The claim: one short transaction</h2>
  * <ol>
- *   <li><b>Lock</b> (one statement): over the claim window (or the keys' heads, as for leased rows), each claimable
- *       entry that is in no unexpired batch gets a transaction-scoped advisory lock,
+ *   <li><b>Lock</b> (after the {@code SET LOCAL}s and the two reads of the {@link ClaimFloor}'s sample, one statement;
+ *       three more when the window is clogged): over the claim window, read from the floor, each claimable entry that
+ *       is in no unexpired batch gets a transaction-scoped advisory lock,
  *       {@code pg_try_advisory_xact_lock(table, seq)}; an entry another claim is taking right now is skipped. The
  *       window is widened by the number of entries in flight, which the claim table shows for every relay, so relays
- *       never crowd each other out of it.
- *   <li><b>Take over</b> (only when the first statement saw any): expired batch rows are deleted, skipping any a
- *       completion holds at this moment, and a previous leased-row claim whose lease passed is cleared from its row
+ *       never crowd each other out of it. When the window is full of entries that cannot be claimed, the keys' heads
+ *       are read without locks and locked the same way. A leased-row claim on PostgreSQL takes the same steps
+ *       ({@link ClaimFace}).
+ *   <li><b>Take over</b> (only when the lock saw an expired leased-row claim among the locked entries, or one more
+ *       statement finds an expired batch row holding one): expired batch rows are deleted, skipping any a
+ *       completion holds at this moment, and a leased-row claim whose lease passed is cleared from its row
  *       (its token and a new version), so the relay that held either can no longer complete it. Every entry so taken
  *       over is marked in doubt ({@link #takeOver}).
  *   <li><b>Note</b> (one statement with a fresh snapshot, taken after the locks): the locked entries still waiting, ready
@@ -66,8 +70,8 @@ import org.postgresql.PGStatement;
  * in a data-modifying {@code WITH}, and applies the outcome to the entries only if that row was still there, to the
  * entries whose version is still the claimed one. A takeover deletes an expired batch row under the row's lock: the
  * two serialise on it, so a completion either lands before the takeover (which then sees the outcome) or finds its
- * row gone and changes nothing (its claims are lost). A relay of the previous release that claimed with leased rows is
- * fenced by its token, which a takeover clears.
+ * row gone and changes nothing (its claims are lost). A leased-row claim (of a relay on the same table under
+ * {@link ClaimStrategy#LEASED_ROWS}) is fenced by its token, which a takeover clears.
  *
  * <p>A completion commits without waiting for the WAL flush: a crash of the server can only undo it whole, and then its
  * entries are back in their batch, under the lease, and are sent again after it: duplicates, as at-least-once allows,
