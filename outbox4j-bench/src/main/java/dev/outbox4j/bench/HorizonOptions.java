@@ -23,6 +23,9 @@ import java.util.Locale;
  * @param restartEvery the soak's relay restart interval, or zero for none
  * @param keepDelivered how long delivered entries are kept before the relay purges them, or zero to delete them at
  *     delivery (the default retention)
+ * @param vacuumThreshold PostgreSQL: the autovacuum threshold set on the outbox, key and claim tables (scale factor 0,
+ *     cost delay 0), or zero to leave the server's settings; autovacuum itself must be on in the server
+ * @param fillfactor PostgreSQL: the outbox table's fillfactor, or zero to leave it at 100
  */
 record HorizonOptions(
     String db,
@@ -36,7 +39,9 @@ record HorizonOptions(
     Duration sampleEvery,
     int writers,
     Duration restartEvery,
-    Duration keepDelivered) {
+    Duration keepDelivered,
+    int vacuumThreshold,
+    int fillfactor) {
 
   /** The transaction another session holds open. */
   enum HoldKind {
@@ -78,6 +83,15 @@ record HorizonOptions(
     if (restartEvery.isNegative() || keepDelivered.isNegative()) {
       throw new IllegalArgumentException("--restart-minutes and --keep-minutes must not be negative");
     }
+    if (vacuumThreshold < 0 || vacuumThreshold > 10_000_000) {
+      throw new IllegalArgumentException("--vacuum-threshold must be 0..10000000 dead rows, was " + vacuumThreshold);
+    }
+    if (fillfactor != 0 && (fillfactor < 10 || fillfactor > 100)) {
+      throw new IllegalArgumentException("--fillfactor must be 10..100 (or 0 to leave it), was " + fillfactor);
+    }
+    if (!db.equals("postgresql") && (vacuumThreshold != 0 || fillfactor != 0)) {
+      throw new IllegalArgumentException("--vacuum-threshold and --fillfactor are PostgreSQL settings; --db was " + db);
+    }
   }
 
   /** @return the JDBC URL of the service on this machine for {@code db} */
@@ -86,17 +100,23 @@ record HorizonOptions(
   }
 
   static String usage(boolean soak) {
-    return soak ? """
+    return (soak ? """
         usage: BenchMain soak [--db postgresql|mariadb] [--url URL] [--user USER] [--horizon-minutes 30] [--rate 1000]
                               [--restart-minutes 2] [--keep-minutes 5] [--sample-seconds 10] [--writers 4]
+                              [--vacuum-threshold 0] [--fillfactor 0]
           keyed writers at a fixed rate for the whole run, one relay restarted (closed and started again) every
           --restart-minutes, delivered entries kept --keep-minutes and purged by the relay
         """ : """
         usage: BenchMain horizon [--db postgresql|mariadb] [--url URL] [--user USER] [--horizon-minutes 12]
                                  [--hold-from 2] [--hold-until 10] [--rate 800[,2000]]
                                  [--holds repeatable-read,idle-after-write] [--sample-seconds 10] [--writers 4]
+                                 [--vacuum-threshold 0] [--fillfactor 0]
           per rate: a baseline run, then one run per held transaction, each --horizon-minutes long; minutes may be
           decimals (smoke run: --horizon-minutes 1 --hold-from 0.2 --hold-until 0.6 --rate 200 --sample-seconds 5)
+        """) + """
+          PostgreSQL only: --vacuum-threshold N sets autovacuum on the outbox, key and claim tables to N dead rows
+          (scale factor 0, cost delay 0; the server's autovacuum must be on); --fillfactor F sets the outbox table's
+          fillfactor (10..100)
         """;
   }
 
@@ -118,6 +138,8 @@ record HorizonOptions(
     int writers = 4;
     double restart = soak ? 2 : 0;
     double keep = soak ? 5 : 0;
+    int vacuumThreshold = 0;
+    int fillfactor = 0;
     for (int i = 0; i < args.length; i += 2) {
       String option = args[i];
       if (i + 1 >= args.length) {
@@ -154,6 +176,8 @@ record HorizonOptions(
         case "--writers" -> writers = (int) whole(option, value);
         case "--restart-minutes" -> restart = decimal(option, value);
         case "--keep-minutes" -> keep = decimal(option, value);
+        case "--vacuum-threshold" -> vacuumThreshold = (int) whole(option, value);
+        case "--fillfactor" -> fillfactor = (int) whole(option, value);
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
@@ -163,7 +187,7 @@ record HorizonOptions(
     }
     return new HorizonOptions(db, url != null ? url : defaultUrl(db), user != null ? user : db.equals("mariadb")
         ? "root" : "postgres", ofMinutes(minutes), ofMinutes(from), ofMinutes(until), rates, holds,
-        Duration.ofSeconds(sampleSeconds), writers, ofMinutes(restart), ofMinutes(keep));
+        Duration.ofSeconds(sampleSeconds), writers, ofMinutes(restart), ofMinutes(keep), vacuumThreshold, fillfactor);
   }
 
   static double minutes(Duration duration) {

@@ -62,6 +62,14 @@ abstract class HorizonProbe {
   /** Sets what the holding session needs so that nothing but the run ends its transaction. */
   void prepareHolder(Connection connection) throws SQLException {}
 
+  /** Applies the options' table settings to the freshly migrated outbox tables. */
+  void tune() throws SQLException {}
+
+  /** @return what the database did to the outbox tables during the run (vacuums, updates), in words; "" if nothing */
+  String activity(Connection connection) throws SQLException {
+    return "";
+  }
+
   /** @return a pool of {@code size} connections, all opened before this returns */
   HikariDataSource pool(String name, int size, boolean autoCommit) throws SQLException {
     return BenchDatabase.pool(options.url(), options.user(), "hz-" + name, size, autoCommit, null);
@@ -83,6 +91,7 @@ abstract class HorizonProbe {
   static final class Postgres extends HorizonProbe {
     Postgres(HorizonOptions options) {
       super(options, "age of the oldest xmin (transactions)", "SELECT split_part(version(), ' on ', 1)"
+          + " || ', autovacuum ' || current_setting('autovacuum')"
           + " || ', autovacuum_naptime ' || current_setting('autovacuum_naptime')"
           + " || ', autovacuum_vacuum_scale_factor ' || current_setting('autovacuum_vacuum_scale_factor')");
     }
@@ -138,6 +147,34 @@ abstract class HorizonProbe {
       try (Statement statement = connection.createStatement()) {
         statement.execute("SET idle_in_transaction_session_timeout = 0");
       }
+    }
+
+    @Override
+    void tune() throws SQLException {
+      if (options.vacuumThreshold() != 0) {
+        for (String table : List.of("outbox", "outbox_key", "outbox_claim")) {
+          execute("ALTER TABLE " + PREFIX + table + " SET (autovacuum_vacuum_scale_factor = 0,"
+              + " autovacuum_vacuum_threshold = " + options.vacuumThreshold() + ", autovacuum_vacuum_cost_delay = 0)");
+        }
+      }
+      if (options.fillfactor() != 0) {
+        execute("ALTER TABLE " + PREFIX + "outbox SET (fillfactor = " + options.fillfactor() + ")");
+      }
+    }
+
+    @Override
+    String activity(Connection connection) throws SQLException {
+      StringBuilder words = new StringBuilder();
+      try (Statement statement = connection.createStatement();
+          ResultSet rows = statement.executeQuery("SELECT relname, autovacuum_count, n_tup_upd, n_tup_hot_upd"
+              + " FROM pg_stat_user_tables WHERE relname IN ('" + PREFIX + "outbox', '" + PREFIX + "outbox_key', '"
+              + PREFIX + "outbox_claim') ORDER BY relname")) {
+        while (rows.next()) {
+          words.append(words.isEmpty() ? "" : "; ").append(HorizonReport.format("%s: %d autovacuums, %,d updates"
+              + " (%,d HOT)", rows.getString(1), rows.getLong(2), rows.getLong(3), rows.getLong(4)));
+        }
+      }
+      return words.toString();
     }
   }
 

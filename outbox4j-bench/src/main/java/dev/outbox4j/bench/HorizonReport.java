@@ -145,8 +145,9 @@ final class HorizonReport {
 
   /** @return the run's stream checks: lost, duplicated, reordered, restarts */
   static String stream(HorizonRun.Series run) {
-    return format("%s: %,d written, %,d lost, %,d delivered twice, %,d reordered, %d relay restarts%n",
-        run.settings().name(), run.written(), run.lost(), run.duplicates(), run.reordered(), run.restarts());
+    return format("%s: %,d written, %,d lost, %,d delivered twice, %,d reordered, %d relay restarts%s%n",
+        run.settings().name(), run.written(), run.lost(), run.duplicates(), run.reordered(), run.restarts(),
+        run.activity().isEmpty() ? "" : "; " + run.activity());
   }
 
   /** Writes an SVG file and notes its name. */

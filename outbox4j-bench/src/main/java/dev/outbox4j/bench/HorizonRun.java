@@ -68,9 +68,10 @@ final class HorizonRun {
    * @param duplicates deliveries of a message already delivered
    * @param reordered messages delivered after a later message of their key
    * @param restarts relay restarts
+   * @param activity what the database did to the outbox tables during the run ({@link HorizonProbe#activity})
    */
   record Series(Settings settings, List<HorizonSample> samples, long written, long lost, long duplicates,
-      long reordered, int restarts) {}
+      long reordered, int restarts, String activity) {}
 
   private final HorizonProbe probe;
   private final Settings settings;
@@ -102,6 +103,7 @@ final class HorizonRun {
 
   private Series run() throws Exception {
     probe.dropOutbox();
+    String activity = "";
     probe.createBystander();
     Retention retention = options.keepDelivered().isZero() ? Retention.deleteOnDelivery()
         : Retention.keepFor(options.keepDelivered());
@@ -118,6 +120,7 @@ final class HorizonRun {
       JdbcOutboxStore store = JdbcOutboxStore.builder(relayPool).withTablePrefix(HorizonProbe.PREFIX)
           .withRetention(retention).build();
       store.migrate();
+      probe.tune();
       JdbcOutbox outbox = store.outbox();
       probe.prepareHolder(holder);
       relay.set(startRelay(store));
@@ -165,12 +168,13 @@ final class HorizonRun {
       if (last != null) {
         last.close();
       }
+      activity = probe.activity(monitor);
     } finally {
       timers.shutdownNow();
     }
     synchronized (samples) {
       return new Series(settings, List.copyOf(samples), committed.get(), total - deliveries.distinct(),
-          deliveries.duplicates(), deliveries.reordered(), restarts);
+          deliveries.duplicates(), deliveries.reordered(), restarts, activity);
     }
   }
 

@@ -84,6 +84,10 @@ class HorizonTargetsTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--horizon-minutes needs a number");
     assertThatThrownBy(() -> HorizonOptions.parse(new String[] {"--rate"}, true))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--rate needs a value");
+    assertThatThrownBy(() -> HorizonOptions.parse(new String[] {"--fillfactor", "5"}, true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--fillfactor must be 10..100");
+    assertThatThrownBy(() -> HorizonOptions.parse(new String[] {"--db", "mariadb", "--vacuum-threshold", "500"}, true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("are PostgreSQL settings");
   }
 
   @Test
@@ -118,6 +122,6 @@ class HorizonTargetsTest {
           new long[] {(long) (f[4] * 1e6)}));
     }
     return new HorizonRun.Series(new HorizonRun.Settings(hold == null ? "baseline" : "held", hold, 800, OPTIONS),
-        samples, 576_000, 0, 0, 0, 0);
+        samples, 576_000, 0, 0, 0, 0, "");
   }
 }
