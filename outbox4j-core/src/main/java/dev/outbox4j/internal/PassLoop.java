@@ -113,8 +113,11 @@ final class PassLoop implements Runnable {
     }
     for (int round = 0; round < PURGE_ROUNDS; round++) {
       if (settings.store().purgeDelivered(now, PURGE_BATCH) < PURGE_BATCH) {
-        break;
+        return; // caught up: the next purge is due after the interval
       }
     }
+    // Still behind (more is delivered per interval than the rounds remove): the purge stays due, so the next pass
+    // purges again. Each pass removes at most the rounds' entries, so deliveries go on between them.
+    lastPurge.compareAndSet(now, null);
   }
 }
