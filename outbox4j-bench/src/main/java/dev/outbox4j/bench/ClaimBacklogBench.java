@@ -237,7 +237,8 @@ public final class ClaimBacklogBench {
       case "postgresql" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
           + "outbox_claim, " + PREFIX + "outbox_destination_pause, " + PREFIX + "operator_audit, " + PREFIX
           + "schema_version CASCADE",
-          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE");
+          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE",
+          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_claim_last_seq(bigint[]) CASCADE");
       case "mariadb" -> execute("DROP TABLE IF EXISTS " + outbox + ", " + PREFIX + "outbox_key, " + PREFIX
           + "outbox_destination_pause, " + PREFIX + "operator_audit, " + PREFIX + "schema_version");
       default -> execute("DROP ALL OBJECTS");

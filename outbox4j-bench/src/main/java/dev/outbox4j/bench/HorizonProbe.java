@@ -100,7 +100,8 @@ abstract class HorizonProbe {
     void dropOutbox() throws SQLException {
       execute("DROP TABLE IF EXISTS " + PREFIX + "outbox, " + PREFIX + "outbox_key, " + PREFIX + "outbox_claim, "
           + PREFIX + "outbox_destination_pause, " + PREFIX + "operator_audit, " + PREFIX + "schema_version CASCADE",
-          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE");
+          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_assign_key_seq() CASCADE",
+          "DROP FUNCTION IF EXISTS " + PREFIX + "outbox_claim_last_seq(bigint[]) CASCADE");
     }
 
     @Override

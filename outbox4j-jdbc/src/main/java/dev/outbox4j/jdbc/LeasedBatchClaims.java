@@ -15,6 +15,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -187,11 +188,23 @@ final class LeasedBatchClaims {
   /**
    * @param claimTable the qualified claim table
    * @return a subquery (parameter: a {@code bigint[]} of candidates) of the entries of every batch row, expired or not,
-   *     that holds one of the candidates: read through the GIN index on {@code seqs} (migration V10), so its cost is
-   *     the rows that ever held a candidate, never the rows retired since the oldest open transaction began
+   *     that holds one of the candidates: read through the index on each row's last {@code seq} (migration V11) from
+   *     the smallest candidate on, so its cost is the rows claimed since that entry was written, never the rows
+   *     retired since the oldest open transaction began
    */
   static String inBatchRows(String claimTable) {
-    return "SELECT unnest(b.seqs) FROM " + claimTable + " b WHERE b.seqs && ?::bigint[]";
+    return "SELECT unnest(b.seqs) FROM (SELECT ?::bigint[] AS a) p JOIN " + claimTable + " b ON "
+        + lastSeq(claimTable, "b") + " >= (SELECT min(x) FROM unnest(p.a) AS x) AND b.seqs && p.a";
+  }
+
+  /**
+   * @param claimTable the qualified claim table
+   * @param alias the alias of a batch row
+   * @return the largest {@code seq} of the row, as its index (migration V11) computes it: a row holds an entry only if
+   *     this is at least the entry's {@code seq}, whatever the order of its {@code seqs}
+   */
+  static String lastSeq(String claimTable, String alias) {
+    return claimTable + "_last_seq(" + alias + ".seqs)";
   }
 
   /**
@@ -293,7 +306,7 @@ final class LeasedBatchClaims {
     try (Statement set = c.createStatement()) {
       // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
       // millisecond) would have the server end the claim's session between its statements.
-      // And no sequential scan: the claim table is read through its indexes (V10), whatever its statistics say (a
+      // And no sequential scan: the claim table is read through its indexes (V10, V11), whatever its statistics say (a
       // table of few live rows and many dead ones, never analysed, looks small enough to read whole).
       set.execute("SET LOCAL idle_in_transaction_session_timeout = "
           + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()) + "; SET LOCAL enable_seqscan = off");
@@ -323,8 +336,9 @@ final class LeasedBatchClaims {
     if (!stale && !locked.isEmpty()) {
       // An entry of an expired batch row (nobody took it over yet) is a candidate like any other: the row must go first.
       try (PreparedStatement overlap = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM " + claimTable
-          + " b WHERE b.seqs && ?::bigint[])")) {
-        overlap.setArray(1, seqs(c, locked));
+          + " b WHERE " + lastSeq(claimTable, "b") + " >= ? AND b.seqs && ?::bigint[])")) {
+        overlap.setLong(1, Collections.min(locked));
+        overlap.setArray(2, seqs(c, locked));
         try (ResultSet result = overlap.executeQuery()) {
           result.next();
           stale = result.getBoolean(1);

@@ -95,6 +95,7 @@ public final class PostgresTestOutbox implements AutoCloseable {
         + names.qualified("outbox_claim") + ", " + names.qualified("outbox_destination_pause") + ", "
         + names.qualified("operator_audit") + ", " + names.qualified("schema_version") + " CASCADE");
     statement.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_assign_key_seq") + "()");
+    statement.execute("DROP FUNCTION IF EXISTS " + names.qualified("outbox_claim_last_seq") + "(bigint[])");
     statement.execute("DROP SEQUENCE IF EXISTS " + names.qualified("outbox_seq"));
   }
 

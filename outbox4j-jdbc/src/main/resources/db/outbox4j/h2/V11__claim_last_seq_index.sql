@@ -1,0 +1,2 @@
+-- outbox4j outbox schema, version 11: the index of PostgreSQL's claim table for leased batches, which this database
+-- does not use. Nothing to change here; the file keeps the versions of every database in step.
