@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +101,7 @@ class DashboardBrowserTest {
       WebDriver driver = chromium("1280,1400");
       try {
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60), Duration.ofMillis(100));
+        wait.ignoring(StaleElementReferenceException.class);
         driver.get(runtime.baseUrl() + "/");
 
         wait.until(d -> number(d, "delivered") > 0);
@@ -119,7 +121,7 @@ class DashboardBrowserTest {
         String group = wait.until(d -> d.findElements(By.cssSelector("#groups-table tr.group")).stream()
             .filter(g -> g.getText().contains("unrouted")).findFirst().map(g -> g.getAttribute("data-group"))
             .orElse(null));
-        assertThat(driver.findElement(By.cssSelector("tr.group[data-group='" + group + "']")).getText())
+        assertThat(read(wait, "tr.group[data-group='" + group + "']", WebElement::getText).get(0))
             .contains("unrouted", "PERMANENT_FAILURE", "no transport is configured for destination 'unrouted'");
         click(wait, By.cssSelector("tr.group[data-group='" + group + "'] button.expand"));
         wait.until(d -> !d.findElements(By.cssSelector("tr.entry[data-id='" + id + "']")).isEmpty());
@@ -185,6 +187,7 @@ class DashboardBrowserTest {
       WebDriver driver = new ChromeDriver(service, options);
       try {
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60), Duration.ofMillis(100));
+        wait.ignoring(StaleElementReferenceException.class);
         driver.get(runtime.baseUrl() + "/");
 
         wait.until(d -> "webhooks (http)".equals(cell(d, "orders", "transport")));
@@ -256,6 +259,12 @@ class DashboardBrowserTest {
     return driver.findElement(By.cssSelector(css)).getText();
   }
 
+  /** Reads the matching elements whole, again when the page re-renders them while they are read. */
+  private static <T> List<T> read(WebDriverWait wait, String css, Function<WebElement, T> value) {
+    return wait.ignoring(StaleElementReferenceException.class)
+        .until(d -> d.findElements(By.cssSelector(css)).stream().map(value).toList());
+  }
+
   @Test
   void the_quarantine_is_grouped_by_failure_paged_with_totals_and_every_destructive_action_asks_first()
       throws Exception {
@@ -283,12 +292,13 @@ class DashboardBrowserTest {
 
         wait.until(d -> d.findElements(By.cssSelector("#groups-table tr.group")).size() == 3);
         assertThat(text(driver, "#quarantine-summary")).isEqualTo("172 entries wait for an operator, in 3 groups");
-        List<WebElement> groups = driver.findElements(By.cssSelector("#groups-table tr.group"));
-        assertThat(groups).extracting(g -> g.getAttribute("data-count")).containsExactly("114", "55", "3");
-        assertThat(groups.get(0).getText()).contains("erp", "RETRIES_EXHAUSTED",
-            "gave up after # attempts; last error: HTTP # from erp after # ms");
-        String erp = groups.get(0).getAttribute("data-group");
-        String crm = groups.get(1).getAttribute("data-group");
+        assertThat(read(wait, "#groups-table tr.group", g -> g.getAttribute("data-count")))
+            .containsExactly("114", "55", "3");
+        assertThat(read(wait, "#groups-table tr.group", WebElement::getText).get(0)).contains("erp",
+            "RETRIES_EXHAUSTED", "gave up after # attempts; last error: HTTP # from erp after # ms");
+        List<String> groups = read(wait, "#groups-table tr.group", g -> g.getAttribute("data-group"));
+        String erp = groups.get(0);
+        String crm = groups.get(1);
 
         // one group's entries, a hundred at a time, with the total
         click(wait, By.cssSelector("tr.group[data-group='" + erp + "'] button.expand"));
@@ -345,12 +355,12 @@ class DashboardBrowserTest {
         driver.findElement(By.id("confirm-ok")).click();
         wait.until(d -> text(d, "#message").equals("Paused destination 'webhooks'"));
         wait.until(d -> !d.findElements(By.cssSelector("#pauses-table tr[data-paused='webhooks']")).isEmpty());
-        assertThat(text(driver, "#pauses-table tr[data-paused='webhooks']")).contains("ops-alice",
-            "endpoint migrating");
+        assertThat(read(wait, "#pauses-table tr[data-paused='webhooks']", WebElement::getText).get(0))
+            .contains("ops-alice", "endpoint migrating");
         wait.until(d -> d.findElements(By.cssSelector("#audit-table tr.audit")).size() == 2);
-        List<WebElement> audit = driver.findElements(By.cssSelector("#audit-table tr.audit"));
-        assertThat(audit.get(0).getText()).contains("ops-alice", "pause", "destination 'webhooks'");
-        assertThat(audit.get(1).getText()).contains("ops-alice", "discard", "55",
+        List<String> audit = read(wait, "#audit-table tr.audit", WebElement::getText);
+        assertThat(audit.get(0)).contains("ops-alice", "pause", "destination 'webhooks'");
+        assertThat(audit.get(1)).contains("ops-alice", "discard", "55",
             "group crm / PERMANENT_FAILURE / HTTP # from crm: field customer.# rejected", "confirmed 55");
         save("dashboard-operator.png", ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
       } finally {
