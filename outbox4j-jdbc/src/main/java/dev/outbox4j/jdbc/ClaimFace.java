@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * read. How they are then locked and claimed depends on the database:
  * <ul>
  *   <li><b>MariaDB/MySQL and H2</b>: the candidates are found with reads that take no locks (one consistent snapshot
- *       each, {@link #candidates}), then <em>locked by primary key</em> with {@code FOR UPDATE SKIP LOCKED} (concurrent
+ *       each, {@link #candidates}; on MariaDB/MySQL the window starts at the {@link ClaimFloor}), then <em>locked by primary key</em> with {@code FOR UPDATE SKIP LOCKED} (concurrent
  *       relays skip each other's rows, never wait), re-checking each row's own state as last committed, and given the
  *       token and lease by an {@code UPDATE} by primary key, in one transaction ({@link #claimLockThenUpdate}).
  *   <li><b>PostgreSQL</b>: the claim starts as a leased-batch claim does, in {@link LeasedBatchClaims#lock}: the
@@ -83,6 +83,13 @@ final class ClaimFace extends StoreJdbc {
   private volatile boolean headsFirst;
   /** See {@link #runs()}. */
   private volatile @Nullable KeyRuns runs;
+  /** Where MariaDB/MySQL's window starts reading; built on first use. */
+  private volatile @Nullable ClaimFloor floor;
+  /**
+   * How long after a number was handed out MariaDB/MySQL's floor may pass it ({@link ClaimFloor.MariaDbSource}), for
+   * the stores built from then on; tests shorten it.
+   */
+  static volatile long mariaDbSettleNanos = ClaimFloor.MariaDbSource.SETTLE_NANOS;
 
   private record ClaimReads(String window, String headsAndUnkeyed) {}
 
@@ -198,18 +205,31 @@ final class ClaimFace extends StoreJdbc {
     }
     List<Long> found = new ArrayList<>();
     int windowRows = 0;
+    ClaimFloor floor = floor();
+    ClaimFloor.Reading reading = null;
+    if (floor != null) {
+      floor.rescanIfDue(this);
+      reading = floor.sample(connection);
+    }
+    long firstWaiting = 0;
     try (PreparedStatement window = connection.prepareStatement(claimReads().window())) {
       dialect.setInstant(window, 1, now);
       dialect.setInstant(window, 2, now);
-      window.setInt(3, spare);
+      window.setLong(3, reading == null ? 0 : reading.floor());
+      window.setInt(4, spare);
       try (ResultSet rows = window.executeQuery()) {
         while (rows.next()) {
-          windowRows++;
+          if (windowRows++ == 0) {
+            firstWaiting = rows.getLong("seq");
+          }
           if (rows.getInt("claimable") == 1) {
             found.add(rows.getLong("seq"));
           }
         }
       }
+    }
+    if (floor != null && reading != null) {
+      floor.advance(reading, firstWaiting);
     }
     if (windowRows < spare || found.size() >= limit) {
       return found;
@@ -217,6 +237,40 @@ final class ClaimFace extends StoreJdbc {
     List<Long> heads = headsAndUnkeyed(connection, spare, now);
     headsFirst = heads.size() < limit;
     return heads;
+  }
+
+  /**
+   * @return where MariaDB/MySQL's window starts reading ({@link ClaimFloor}), built on first use, or {@code null} on
+   *     H2 (whose claim reads no dead index entries worth skipping)
+   */
+  private @Nullable ClaimFloor floor() {
+    ClaimFloor built = floor;
+    if (built == null && "mariadb".equals(resolvedDialect().name())) {
+      synchronized (this) {
+        built = floor;
+        if (built == null) {
+          built = new ClaimFloor(table, WAITING, new ClaimFloor.MariaDbSource(names.schema(),
+              names.unqualified("outbox"), mariaDbSettleNanos, System::nanoTime), System::nanoTime);
+          floor = built;
+        }
+      }
+    }
+    return built;
+  }
+
+  /** Forgets where the claim window starts (an entry came back to waiting, for instance by a requeue). */
+  void waitingChanged() {
+    batchClaims.waitingChanged();
+    ClaimFloor built = floor;
+    if (built != null) {
+      built.reset();
+    }
+  }
+
+  /** @return where the claim window starts reading ({@link ClaimFloor}) on PostgreSQL and MariaDB/MySQL, else 0 */
+  long claimFloor() {
+    ClaimFloor built = floor;
+    return isPostgres() ? batchClaims.claimFloor() : built == null ? 0 : built.floor();
   }
 
   /** @return the seqs of up to {@code max} claimable key heads and unkeyed entries, ascending */

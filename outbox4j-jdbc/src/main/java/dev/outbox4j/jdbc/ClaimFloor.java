@@ -20,22 +20,24 @@ import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a PostgreSQL claim starts reading the waiting entries: the <b>floor</b>, a {@code seq} below which no entry
- * waits now or will wait later, so the claim window's index scan begins there instead of at the oldest index entry.
+ * Where a claim starts reading the waiting entries (PostgreSQL, and MariaDB/MySQL's leased-row claim): the
+ * <b>floor</b>, a {@code seq} below which no entry waits now or will wait later, so the claim window's index scan
+ * begins there instead of at the oldest index entry.
  *
  * <h2>Why</h2>
- * A retired entry leaves its entry in the claim's partial index until vacuum removes it, and a scan marks such an entry
- * dead (and skips it from then on) only once no snapshot can still see the row. While another session holds a
- * transaction open (the xmin horizon), nothing can be marked: a window read from the index's start would visit the
- * heap for every entry retired since that transaction began, claim after claim (docs/benchmarks.md, "Horizon"). From
- * the floor, the scan is a descent to the first entry that may still wait.
+ * A retired entry leaves its entry in the claim's index until vacuum (MariaDB: purge) removes it, and while another
+ * session holds a transaction open (the xmin horizon; MariaDB's oldest read view) nothing can be removed or, on
+ * PostgreSQL, even marked dead: a window read from the index's start would visit the row of every entry retired since
+ * that transaction began, claim after claim (docs/benchmarks.md, "Horizon"). From the floor, the scan is a descent to
+ * the first entry that may still wait.
  *
  * <h2>Why the floor is safe</h2>
  * Entries are numbered by a sequence when they are inserted, but become visible when their transaction commits, so a
- * smaller {@code seq} can appear after a larger one was read. Every transaction that inserts into the outbox holds a
- * {@code RowExclusiveLock} on it from before it takes its number until it ends ({@code pg_locks} shows it). So each
- * claim first takes a <em>sample</em>: the sequence's last value, then the transactions holding that lock. Once every
- * transaction of an earlier sample has ended (none is among the holders a later claim reads), every entry numbered up
+ * smaller {@code seq} can appear after a larger one was read. On PostgreSQL every transaction that inserts into the
+ * outbox holds a {@code RowExclusiveLock} on it from before it takes its number until it ends ({@code pg_locks} shows
+ * it). So each claim first takes a <em>sample</em> ({@link Source}): the last number handed out, then the transactions
+ * holding that lock (MariaDB/MySQL shows no such list: its samples are older instead, see {@link MariaDbSource}). Once
+ * every transaction of an earlier sample has ended (none is among the holders a later claim reads), every entry numbered up
  * to that sample's last value is committed or gone, and visible to any statement that starts afterwards. Such a
  * statement (the window) also reads the first waiting entry at or above the current floor; the new floor is the smaller
  * of that entry and the sample's last value + 1. An entry below it is not waiting, and none can join it: the only later
@@ -55,6 +57,8 @@ import org.jspecify.annotations.Nullable;
  * with the head's number but not its {@code seq}, and walks from the key's start. The key floors are forgotten at each
  * background check, and kept for the {@link #MAX_KEY_FLOORS} keys learned last.
  *
+ * <p>The key floors are PostgreSQL's only: MariaDB's head probe reads from the key's first index entry.
+ *
  * <p>Thread-safe: several claims of one store may sample at once; a sample is used only by a claim whose holder read
  * began after that sample was complete.
  */
@@ -69,7 +73,26 @@ final class ClaimFloor {
   /** A claim adds a sample only this long after the last one, so the samples kept span a long writer. */
   private static final long SAMPLE_SPACING_NANOS = 20_000_000L;
 
-  /** One claim's sample: the sequence's last value, then the transactions that held the outbox's write lock. */
+  /**
+   * The database's view of the numbers handed out and of the transactions that may hold one not committed yet. Each
+   * method is one read in the claim's transaction; neither may start the transaction's snapshot (the window statement
+   * after them must see what committed until it starts).
+   */
+  interface Source {
+    /**
+     * @return the largest {@code seq} handed out so far, or a smaller one (a stale answer only keeps the floor low);
+     *     called before {@link #writers}
+     */
+    long lastValue(Connection c) throws SQLException;
+
+    /**
+     * @return one identity per open transaction, other than the caller's, that may have taken a number and not ended:
+     *     any identity a transaction keeps while it is open, never one a later transaction can take while it is
+     */
+    Set<String> writers(Connection c) throws SQLException;
+  }
+
+  /** One claim's sample: the last number handed out, then the transactions that may still hold a lower one. */
   record Sample(long lastValue, Set<String> writers, long takenAt) {}
 
   /** What a claim read before its window: the samples it may use, its own sample, the floor in force. */
@@ -77,6 +100,7 @@ final class ClaimFloor {
 
   private final String table;
   private final String waiting;
+  private final Source source;
   private final LongSupplier nanoTime;
   private final ArrayDeque<Sample> samples = new ArrayDeque<>();
   private volatile long floor;
@@ -85,17 +109,18 @@ final class ClaimFloor {
   private volatile long lastValue = -1;
   private volatile long rescanDue;
   private final AtomicBoolean rescanning = new AtomicBoolean();
-  private volatile @Nullable String sequence;
   /** Each key's floor: its head as a claim last found it, {@code key_seq} and {@code seq}; least recent first. */
   private final LinkedHashMap<String, long[]> keyFloors = new LinkedHashMap<>();
 
   /**
    * @param table the qualified outbox table
    * @param waiting the condition, over alias {@code w}, of a waiting entry (the claim index's predicate)
+   * @param source where the samples come from
    */
-  ClaimFloor(String table, String waiting, LongSupplier nanoTime) {
+  ClaimFloor(String table, String waiting, Source source, LongSupplier nanoTime) {
     this.table = table;
     this.waiting = waiting;
+    this.source = source;
     this.nanoTime = nanoTime;
     this.rescanDue = nanoTime.getAsLong() + RESCAN_NANOS;
   }
@@ -152,25 +177,8 @@ final class ClaimFloor {
       readFloor = floor;
       readEpoch = epoch;
     }
-    long last;
-    try (PreparedStatement read = c.prepareStatement("SELECT coalesce(pg_sequence_last_value(?::regclass), 0)")) {
-      read.setString(1, sequence(c));
-      try (ResultSet result = read.executeQuery()) {
-        result.next();
-        last = result.getLong(1);
-      }
-    }
-    Set<String> writers = new HashSet<>();
-    try (PreparedStatement read = c.prepareStatement("SELECT l.virtualtransaction FROM pg_locks l"
-        + " WHERE l.locktype = 'relation' AND l.relation = ?::regclass AND l.mode = 'RowExclusiveLock'"
-        + " AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()")) {
-      read.setString(1, table);
-      try (ResultSet result = read.executeQuery()) {
-        while (result.next()) {
-          writers.add(result.getString(1));
-        }
-      }
-    }
+    long last = source.lastValue(c);
+    Set<String> writers = source.writers(c);
     if (last < lastValue) {
       reset(); // the sequence went back: what was learned of the old numbers says nothing of the new ones
       synchronized (this) {
@@ -264,21 +272,131 @@ final class ClaimFloor {
     }
   }
 
-  private String sequence(Connection c) throws SQLException {
-    String name = sequence;
-    if (name == null) {
-      try (PreparedStatement read = c.prepareStatement("SELECT pg_get_serial_sequence(?, 'seq')")) {
-        read.setString(1, table);
+  /**
+   * PostgreSQL's samples: the last value of the sequence that numbers {@code seq}, then the transactions holding a
+   * {@code RowExclusiveLock} on the outbox, which an inserting transaction takes before its number and keeps until it
+   * ends ({@code pg_locks}; neither read takes a snapshot of the tables).
+   */
+  static final class PostgresSource implements Source {
+    private final String table;
+    private volatile @Nullable String sequence;
+
+    PostgresSource(String table) {
+      this.table = table;
+    }
+
+    @Override
+    public long lastValue(Connection c) throws SQLException {
+      try (PreparedStatement read = c.prepareStatement("SELECT coalesce(pg_sequence_last_value(?::regclass), 0)")) {
+        read.setString(1, sequence(c));
         try (ResultSet result = read.executeQuery()) {
           result.next();
-          name = result.getString(1);
+          return result.getLong(1);
         }
       }
-      if (name == null) {
-        throw new SQLException("the column seq of " + table + " is not numbered by a sequence it owns");
-      }
-      sequence = name;
     }
-    return name;
+
+    @Override
+    public Set<String> writers(Connection c) throws SQLException {
+      Set<String> writers = new HashSet<>();
+      try (PreparedStatement read = c.prepareStatement("SELECT l.virtualtransaction FROM pg_locks l"
+          + " WHERE l.locktype = 'relation' AND l.relation = ?::regclass AND l.mode = 'RowExclusiveLock'"
+          + " AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()")) {
+        read.setString(1, table);
+        try (ResultSet result = read.executeQuery()) {
+          while (result.next()) {
+            writers.add(result.getString(1));
+          }
+        }
+      }
+      return writers;
+    }
+
+    private String sequence(Connection c) throws SQLException {
+      String name = sequence;
+      if (name == null) {
+        try (PreparedStatement read = c.prepareStatement("SELECT pg_get_serial_sequence(?, 'seq')")) {
+          read.setString(1, table);
+          try (ResultSet result = read.executeQuery()) {
+            result.next();
+            name = result.getString(1);
+          }
+        }
+        if (name == null) {
+          throw new SQLException("the column seq of " + table + " is not numbered by a sequence it owns");
+        }
+        sequence = name;
+      }
+      return name;
+    }
+  }
+
+  /**
+   * MariaDB/MySQL's samples: the table's next {@code AUTO_INCREMENT} less one ({@code information_schema.TABLES}; MySQL
+   * 8 may answer from cached statistics, an older and so smaller value), as read at least {@code settleNanos} before,
+   * and no writers. InnoDB shows no reliable list of the transactions that write the outbox: {@code INNODB_TRX} is a
+   * cache that is refreshed only when it was not read for 100 ms, so under frequent reads it can show the transactions
+   * of long ago. So the floor passes a number only once it was handed out {@code settleNanos} ago: an entry whose
+   * transaction commits later than that after its {@code INSERT} can be left below the floor, and is found by the
+   * background check ({@link #RESCAN_NANOS}), later but never out of its key's order (its key's later entries commit
+   * after it, and each is claimable only as its key's head, which is probed from the key's first entry).
+   */
+  static final class MariaDbSource implements Source {
+    /** How long after a number was handed out the floor may pass it. */
+    static final long SETTLE_NANOS = 5_000_000_000L;
+    /** Last values read, with when: the newest one old enough is the sample's. */
+    private final ArrayDeque<long[]> lastValues = new ArrayDeque<>();
+    private final @Nullable String schema;
+    private final String tableName;
+    private final long settleNanos;
+    private final LongSupplier nanoTime;
+
+    MariaDbSource(@Nullable String schema, String tableName, long settleNanos, LongSupplier nanoTime) {
+      this.schema = schema;
+      this.tableName = tableName;
+      this.settleNanos = settleNanos;
+      this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public long lastValue(Connection c) throws SQLException {
+      long read = 0;
+      try (PreparedStatement select = c.prepareStatement("SELECT coalesce(t.AUTO_INCREMENT, 1) - 1 FROM"
+          + " information_schema.TABLES t WHERE t.TABLE_SCHEMA = coalesce(?, DATABASE()) AND t.TABLE_NAME = ?")) {
+        select.setString(1, schema);
+        select.setString(2, tableName);
+        try (ResultSet result = select.executeQuery()) {
+          if (result.next()) {
+            read = result.getLong(1);
+          }
+        }
+      }
+      long now = nanoTime.getAsLong();
+      synchronized (lastValues) {
+        long[] newest = lastValues.peekLast();
+        if (newest != null && read < newest[1]) {
+          lastValues.clear(); // the numbers went back: the older readings say nothing of the new ones
+          newest = null;
+        }
+        if (newest == null || now - newest[0] >= SAMPLE_SPACING_NANOS) {
+          lastValues.addLast(new long[] {now, read});
+        }
+        long[] settled = null;
+        while (!lastValues.isEmpty() && now - lastValues.getFirst()[0] >= settleNanos) {
+          settled = lastValues.removeFirst();
+        }
+        if (settled == null) {
+          return 0;
+        }
+        lastValues.addFirst(settled); // the newest reading old enough, until a newer one is
+        return settled[1];
+      }
+    }
+
+    /** @return none: the sample's number is old enough on its own */
+    @Override
+    public Set<String> writers(Connection c) {
+      return Set.of();
+    }
   }
 }

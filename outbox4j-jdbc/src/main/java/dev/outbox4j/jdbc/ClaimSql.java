@@ -64,8 +64,8 @@ final class ClaimSql {
    *     index (H2 needs one), or empty
    * @param undeliveredOfKey a condition over {@code h} (the table again) and {@code c} (the window's entry): {@code h}
    *     is an undelivered entry of {@code c}'s key, answerable from an index on {@code (key, key_seq)}
-   * @return the window statement. Parameters: now, now, window size. Rows: {@code seq}, {@code claimable} (1 or 0),
-   *     in {@code seq} order
+   * @return the window statement. Parameters: now, now, the first {@code seq} to read (the {@link ClaimFloor}, or 0),
+   *     window size. Rows: {@code seq}, {@code claimable} (1 or 0), in {@code seq} order
    */
   static String window(String table, String seqOrderHint, String undeliveredOfKey) {
     return "SELECT c.seq, CASE WHEN " + claimable("c", table, undeliveredOfKey) + " THEN 1 ELSE 0 END AS claimable"
@@ -75,12 +75,13 @@ final class ClaimSql {
   /**
    * @param table the qualified outbox table
    * @param seqOrderHint as for {@link #window}
-   * @return the window's rows, without their claimability: the first waiting entries by {@code seq}. Parameter: the
-   *     window size. Columns: {@code seq, ordering_key, key_seq, available_at, lease_until}, in {@code seq} order
+   * @return the window's rows, without their claimability: the first waiting entries by {@code seq} from a given one.
+   *     Parameters: the first {@code seq} to read, the window size. Columns:
+   *     {@code seq, ordering_key, key_seq, available_at, lease_until}, in {@code seq} order
    */
   static String waitingInSeqOrder(String table, String seqOrderHint) {
     return "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
-        + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') ORDER BY w.seq LIMIT ?";
+        + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') AND w.seq >= ? ORDER BY w.seq LIMIT ?";
   }
 
   /**

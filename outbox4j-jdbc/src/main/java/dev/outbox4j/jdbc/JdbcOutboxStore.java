@@ -258,15 +258,15 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return entries.markDeadLettered(entry, error, reason);
   }
 
-  /** @return where the PostgreSQL claim window starts reading ({@link ClaimFloor}); for tests */
+  /** @return where the claim window starts reading ({@link ClaimFloor}); for tests */
   long claimFloor() {
-    return claims.batchClaims.claimFloor();
+    return claims.claimFloor();
   }
 
   @Override
   public OutboxEntry save(OutboxEntry given) {
     OutboxEntry saved = entries.save(given);
-    claims.batchClaims.waitingChanged(); // the entry may wait again below the claim's floor
+    claims.waitingChanged(); // the entry may wait again below the claim's floor
     return saved;
   }
 
@@ -283,7 +283,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public boolean requeue(UUID id, Instant now) {
     boolean requeued = operator.requeue(id, now);
-    claims.batchClaims.waitingChanged(); // it waits again, below the claim's floor
+    claims.waitingChanged(); // it waits again, below the claim's floor
     return requeued;
   }
 
@@ -295,7 +295,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public int requeueAll(QuarantineSelector selector, Instant now, int limit) {
     int requeued = operator.requeueAll(selector, now, limit);
-    claims.batchClaims.waitingChanged();
+    claims.waitingChanged();
     return requeued;
   }
 

@@ -149,7 +149,7 @@ final class LeasedBatchClaims {
     this.namespace = namespace(table);
     this.claimable = ClaimSql.claimable("c", table,
         PostgresDialect.UNDELIVERED_OF_KEY + " AND h.key_seq >= c.key_floor");
-    this.floor = new ClaimFloor(table, WAITING, System::nanoTime);
+    this.floor = new ClaimFloor(table, WAITING, new ClaimFloor.PostgresSource(table), System::nanoTime);
   }
 
   /** Forgets where the claim window starts (an entry came back to waiting, for instance by a requeue). */
