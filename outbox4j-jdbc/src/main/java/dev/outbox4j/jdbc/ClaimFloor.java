@@ -80,8 +80,9 @@ final class ClaimFloor {
    */
   interface Source {
     /**
-     * @return the largest {@code seq} handed out so far, or a smaller one (a stale answer only keeps the floor low);
-     *     called before {@link #writers}
+     * @return a {@code seq} such that every transaction that took a number up to it and has not ended is among the
+     *     {@link #writers} read next: the last number handed out (PostgreSQL), or one handed out long enough ago that
+     *     its transaction is taken to have ended (MariaDB/MySQL); a smaller answer only keeps the floor lower
      */
     long lastValue(Connection c) throws SQLException;
 
