@@ -43,8 +43,11 @@ import org.jspecify.annotations.Nullable;
  * times a second. Another session may hold a transaction open from {@code holdFrom} to {@code holdUntil}. Every
  * {@code sampleEvery} a {@link HorizonSample} is taken.
  *
- * <p>The transport also checks the stream: a message delivered again is a duplicate, one delivered after a later
- * message of its key is reordered, and one never delivered by the end is lost.
+ * <p>The transport also checks the stream: a message delivered again is a duplicate, one delivered after a message of
+ * its key that committed later is reordered, and one never delivered by the end is lost. A key's commit order is not
+ * its messages' index order (a writer that stalls commits its message after another writer committed the key's next
+ * one), so each writer commits under its key's lock in this JVM and notes the message's rank in its key first: the
+ * database orders a key's commits the same way (the key's row lock), and the rank is known before any delivery.
  *
  * <p>One instance is one run ({@link #run} makes it); its counters are shared by the writer, relay, sampler and timer
  * threads and are thread-safe.
@@ -78,6 +81,10 @@ final class HorizonRun {
   private final HorizonOptions options;
   private final int total;
   private final AtomicLongArray committedAt;
+  /** Each message's place in its key's commit order, from 1; noted under the key's lock just before the commit. */
+  private final int[] rankInKey;
+  private final int[] commitsOfKey = new int[Outbox4jTables.KEYS];
+  private final Object[] keyLocks = new Object[Outbox4jTables.KEYS];
   private final AtomicInteger committed = new AtomicInteger();
   private final Deliveries deliveries;
   private final ClaimTimes claimTimes = new ClaimTimes();
@@ -93,7 +100,22 @@ final class HorizonRun {
     this.options = settings.options();
     this.total = (int) Math.min(Integer.MAX_VALUE - 8, (long) settings.rate() * options.length().toMillis() / 1000);
     this.committedAt = new AtomicLongArray(total);
+    this.rankInKey = new int[total];
+    Arrays.setAll(keyLocks, key -> new Object());
     this.deliveries = new Deliveries(total);
+  }
+
+  /** Writes message {@code index} and commits it under its key's lock, noting its rank in the key's commit order. */
+  private void writeAndCommit(JdbcOutbox outbox, Connection connection, int index) throws SQLException {
+    int key = index % Outbox4jTables.KEYS;
+    outbox.write(connection, Outbox4jTables.message("key-" + key).toBuilder()
+        .withHeader(INDEX_HEADER, Integer.toString(index)).build());
+    synchronized (keyLocks[key]) {
+      synchronized (rankInKey) {
+        rankInKey[index] = ++commitsOfKey[key];
+      }
+      connection.commit();
+    }
   }
 
   /** Recreates the outbox tables, runs, and returns the samples. */
@@ -145,8 +167,7 @@ final class HorizonRun {
         for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
           LockSupport.parkNanos(wait);
         }
-      }, (connection, index) -> outbox.write(connection, Outbox4jTables.message("key-" + index % Outbox4jTables.KEYS)
-          .toBuilder().withHeader(INDEX_HEADER, Integer.toString(index)).build()), index -> {
+      }, (connection, index) -> writeAndCommit(outbox, connection, index), index -> {
             committedAt.set(index, System.nanoTime());
             committed.incrementAndGet();
             Relay current = relay.get();
@@ -331,10 +352,14 @@ final class HorizonRun {
       seen.set(index);
       distinct++;
       int key = index % Outbox4jTables.KEYS;
-      if (index < lastOfKey[key]) {
+      int rank;
+      synchronized (rankInKey) {
+        rank = rankInKey[index];
+      }
+      if (rank < lastOfKey[key]) {
         reordered++;
       } else {
-        lastOfKey[key] = index;
+        lastOfKey[key] = rank;
       }
       long at = committedAt.get(index);
       // Delivered before the writer thread noted its commit's return: the commit had just happened.
