@@ -205,11 +205,11 @@ final class ClaimFace extends StoreJdbc {
     }
     List<Long> found = new ArrayList<>();
     int windowRows = 0;
-    ClaimFloor floor = floor();
+    ClaimFloor windowFloor = floor();
     ClaimFloor.Reading reading = null;
-    if (floor != null) {
-      floor.rescanIfDue(this);
-      reading = floor.sample(connection);
+    if (windowFloor != null) {
+      windowFloor.rescanIfDue(this);
+      reading = windowFloor.sample(connection);
     }
     long firstWaiting = 0;
     try (PreparedStatement window = connection.prepareStatement(claimReads().window())) {
@@ -228,8 +228,8 @@ final class ClaimFace extends StoreJdbc {
         }
       }
     }
-    if (floor != null && reading != null) {
-      floor.advance(reading, firstWaiting);
+    if (windowFloor != null && reading != null) {
+      windowFloor.advance(reading, firstWaiting);
     }
     if (windowRows < spare || found.size() >= limit) {
       return found;
