@@ -279,9 +279,12 @@ public final class ClaimBacklogBench {
               + " TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00Z' FROM SYSTEM_RANGE(0, " + (rows - 1) + ")",
           h2Trigger(), "ANALYZE");
     }
-    if (!db.equals("mariadb")) {
-      execute("INSERT INTO " + PREFIX + "outbox_key (ordering_key, last_seq) SELECT ordering_key, MAX(key_seq) FROM "
-          + outbox + " GROUP BY ordering_key");
+    switch (db) {
+      case "postgresql" -> execute("INSERT INTO " + PREFIX + "outbox_key (ordering_key) SELECT DISTINCT ordering_key"
+          + " FROM " + outbox);
+      case "mariadb" -> { }
+      default -> execute("INSERT INTO " + PREFIX + "outbox_key (ordering_key, last_seq) SELECT ordering_key,"
+          + " MAX(key_seq) FROM " + outbox + " GROUP BY ordering_key");
     }
   }
 

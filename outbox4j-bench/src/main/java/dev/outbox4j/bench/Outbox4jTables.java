@@ -89,8 +89,8 @@ final class Outbox4jTables {
           "INSERT INTO " + outbox() + " (id, destination, ordering_key, key_seq, payload) SELECT gen_random_uuid(), '"
               + Payloads.DESTINATION + "', 'key-' || (g % " + keys + "), (g / " + keys + ") + 1, " + payload
               + " FROM generate_series(0, " + (rows - 1) + ") g ORDER BY g",
-          "INSERT INTO " + prefix + "outbox_key (ordering_key, last_seq) SELECT ordering_key, max(key_seq) FROM "
-              + outbox() + " WHERE ordering_key IS NOT NULL GROUP BY ordering_key",
+          "INSERT INTO " + prefix + "outbox_key (ordering_key) SELECT DISTINCT ordering_key FROM " + outbox()
+              + " WHERE ordering_key IS NOT NULL",
           "SET session_replication_role = origin");
     }
     // Every table the claim reads, the claim table (one row per batch, written and deleted at the drain's pace)

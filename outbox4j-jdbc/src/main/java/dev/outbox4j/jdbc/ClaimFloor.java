@@ -155,8 +155,8 @@ final class ClaimFloor {
 
   /**
    * @return the keys' floors as a JSON object, {@code {"key": "keySeq,seq"}}: the claim's head probe of a key starts at
-   *     {@code keySeq} unless the key holds another undelivered entry numbered {@code keySeq} (its numbering started
-   *     again: a row of the key table was deleted), see {@link LeasedBatchClaims}
+   *     {@code keySeq} unless the key holds another undelivered entry numbered {@code keySeq} (a number handed out
+   *     again: the outbox sequence was set back), see {@link LeasedBatchClaims}
    */
   synchronized String keyFloorsJson() {
     Map<String, String> floors = new LinkedHashMap<>();
@@ -254,7 +254,7 @@ final class ClaimFloor {
         });
         lower(oldest);
         synchronized (this) {
-          keyFloors.clear(); // a key whose numbering started again (its key row deleted) waits at most this long
+          keyFloors.clear(); // a key numbered again from a sequence set back waits at most this long
         }
       } catch (RuntimeException e) {
         LOG.log(Level.FINE, "the background check of the claim floor failed; the next one is due in 30 s", e);

@@ -352,7 +352,7 @@ final class LeasedBatchClaims {
    * @param alias a waiting entry, in a statement whose {@code WITH} has {@code kf(floors)}, the
    *     {@link ClaimFloor#keyFloorsJson key floors} as jsonb
    * @return where the head probe of {@code alias}'s key starts: the key's floor, or 0 (its first entry) when it has
-   *     none, or when another undelivered entry of the key has the floor's number (the key's numbering started again);
+   *     none, or when another undelivered entry of the key has the floor's number (a number handed out again);
    *     one index probe
    */
   private String keyFloor(String alias) {

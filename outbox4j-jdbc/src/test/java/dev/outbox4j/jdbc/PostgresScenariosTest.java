@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Relay;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.memory.InProcessTransport;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -72,6 +73,96 @@ class PostgresScenariosTest extends JdbcOutboxScenarios {
     }
 
     assertThat(drainInOrder("k")).containsExactly("B", "A");
+  }
+
+  /**
+   * A keyed commit locks its key's row and changes nothing in it: while a transaction elsewhere holds the horizon back,
+   * a version per commit could not be removed, and every later commit of the key would walk them.
+   */
+  @Test
+  void a_keyed_commit_locks_its_keys_row_without_writing_a_new_version_of_it() throws SQLException {
+    write(keyed("v", "1"));
+    String version = keyRowVersion("v");
+    for (int i = 2; i <= 5; i++) {
+      write(keyed("v", String.valueOf(i)));
+    }
+
+    assertThat(keyRowVersion("v")).as("the key row's xmin and ctid after four more commits").isEqualTo(version);
+    assertThat(drainInOrder("v")).containsExactly("1", "2", "3", "4", "5");
+  }
+
+  /**
+   * A REPEATABLE READ writer whose snapshot predates another writer's commit of the same key commits too, after it:
+   * the key's row is only locked by each commit, never updated, so the later writer finds no concurrent update.
+   */
+  @Test
+  void a_repeatable_read_writer_commits_after_another_writer_of_its_key_committed_since_its_snapshot()
+      throws SQLException {
+    write(keyed("rr", "first"));
+    try (Connection a = pool().getConnection(); Connection b = pool().getConnection()) {
+      a.setAutoCommit(false);
+      a.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      try (Statement s = a.createStatement()) {
+        s.execute("SELECT 1"); // a's snapshot is taken here
+      }
+      b.setAutoCommit(false);
+      outbox.write(b, keyed("rr", "B"));
+      b.commit();
+      outbox.write(a, keyed("rr", "A"));
+      a.commit();
+    }
+
+    assertThat(drainInOrder("rr")).containsExactly("first", "B", "A");
+  }
+
+  /**
+   * Entries numbered by V1's per-key counter and still waiting when V12 is applied keep their place: the outbox
+   * sequence has numbered every entry ever inserted, so its next value is above every counter value.
+   */
+  @Test
+  void entries_numbered_before_v12_are_delivered_before_those_numbered_after_it() throws SQLException {
+    TableNames names = TableNames.withPrefix("pgv12_");
+    DataSource pool = TestDatabase.POSTGRES.pool("pgv12_");
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+      PostgresTestOutbox.dropOutboxSchema(s, names);
+    }
+    SchemaMigrator migrator = new SchemaMigrator(pool, PostgresDialect.INSTANCE, names);
+    migrator.migrate(JdbcOutboxStore.COMPONENT, JdbcOutboxStore.MIGRATIONS.subList(0, 11));
+    JdbcOutboxStore store = JdbcOutboxStore.builder(pool).withTableNames(names).withClock(clock).build();
+    for (int i = 1; i <= 3; i++) {
+      try (Connection c = pool.getConnection()) {
+        store.outbox().write(c, keyed("k", "before-" + i)); // autocommit: each its own transaction
+      }
+    }
+
+    assertThat(migrator.migrate(JdbcOutboxStore.COMPONENT, JdbcOutboxStore.MIGRATIONS)).isEqualTo(1);
+    for (int i = 1; i <= 3; i++) {
+      try (Connection c = pool.getConnection()) {
+        store.outbox().write(c, keyed("k", "after-" + i));
+      }
+    }
+
+    List<String> delivered = new java.util.ArrayList<>();
+    Relay.builder(store, InProcessTransport.consuming(m -> delivered.add(text(m)))).withClock(clock).build()
+        .drain(1000);
+    assertThat(delivered).containsExactly("before-1", "before-2", "before-3", "after-1", "after-2", "after-3");
+  }
+
+  private void write(dev.outbox4j.Message message) throws SQLException {
+    try (Connection c = pool().getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, message);
+      c.commit();
+    }
+  }
+
+  private String keyRowVersion(String key) throws SQLException {
+    try (Connection c = pool().getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT xmin::text || ' ' || ctid::text FROM pgscen_outbox_key"
+            + " WHERE ordering_key = '" + key + "'")) {
+      assertThat(r.next()).as("the key's row").isTrue();
+      return r.getString(1);
+    }
   }
 
   /**

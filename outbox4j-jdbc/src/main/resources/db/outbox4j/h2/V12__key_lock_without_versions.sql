@@ -1,0 +1,3 @@
+-- outbox4j outbox schema, version 12: PostgreSQL's commit-time numbering stops writing a version of the key's row per
+-- commit. Here a key's number is taken in a BEFORE INSERT trigger from the key row's counter, as before. Nothing to
+-- change; the file keeps the versions of every database in step.
