@@ -43,19 +43,24 @@ import org.jspecify.annotations.Nullable;
  * of that entry and the sample's last value + 1. An entry below it is not waiting, and none can join it: the only later
  * commits number above the sample.
  *
- * <p>An entry can also come back to waiting below the floor by an operator's requeue; and a sequence with a cache
- * hands numbers out of order. For these, and for anything this reasoning missed, the floor is checked again in the
- * background every {@link #RESCAN_NANOS}: the oldest waiting entry, read from the index's start (one slow read, off
+ * <p>An entry can also come back to waiting below the floor by an operator's requeue; and on MariaDB/MySQL numbers
+ * are handed out before they settle. For these, and for anything this reasoning missed, the floor is checked again in
+ * the background every {@link #RESCAN_NANOS}: the oldest waiting entry, read from the index's start (one slow read, off
  * the claim's path), lowers the floor when it lies below. A requeue through this store lowers it at once
  * ({@link #reset()}). Should the sequence go back (a restarted identity), the floor starts again from zero.
  *
  * <h2>Each key's floor</h2>
  * The same holds for a key's head probe ("its first undelivered entry"), which walks the key's index entries from its
  * first: it starts at the key's head as a claim last found it ({@link #learnHead}). That head was the first undelivered
- * entry in a snapshot, and a key's numbers only grow, so no earlier entry of the key can wait again, unless the key's
- * numbering starts over (an operator deleted its row of the key table): the probe then finds another undelivered entry
- * with the head's number but not its {@code seq}, and walks from the key's start. The key floors are forgotten at each
- * background check, and kept for the {@link #MAX_KEY_FLOORS} keys learned last.
+ * entry in a snapshot, a delivered entry never waits again (a requeue takes only quarantined and parked ones, which are
+ * undelivered), and a key's numbers only grow: they are drawn from the outbox sequence under the key's lock, at commit
+ * (schema V12). So no earlier entry of the key can wait again, unless numbers are handed out twice (the sequence was
+ * set back): the probe then finds another undelivered entry with the head's number but not its {@code seq}, and walks
+ * from the key's start, and the next sample sees the sequence go back and forgets every key floor. They are not
+ * forgotten otherwise: while a transaction elsewhere holds the horizon back, a probe from a key's start walks every
+ * entry of the key delivered since, and forgetting them all at once would make the next claims do that for every key
+ * (seconds per claim, eight minutes into a hold at 2,000 msgs/s). Kept for the {@link #MAX_KEY_FLOORS} keys learned
+ * last.
  *
  * <p>The key floors are PostgreSQL's only: MariaDB's head probe reads from the key's first index entry.
  *
@@ -253,9 +258,6 @@ final class ClaimFloor {
           }
         });
         lower(oldest);
-        synchronized (this) {
-          keyFloors.clear(); // a key numbered again from a sequence set back waits at most this long
-        }
       } catch (RuntimeException e) {
         LOG.log(Level.FINE, "the background check of the claim floor failed; the next one is due in 30 s", e);
       } finally {
@@ -313,18 +315,30 @@ final class ClaimFloor {
       return writers;
     }
 
+    /**
+     * The sequence that numbers {@code seq}, checked once to hand out its numbers in order: a cache lets each session
+     * draw from its own range, and a key's entries are numbered from this sequence in commit order (schema V12).
+     */
     private String sequence(Connection c) throws SQLException {
       String name = sequence;
       if (name == null) {
-        try (PreparedStatement read = c.prepareStatement("SELECT pg_get_serial_sequence(?, 'seq')")) {
+        long cache = 0;
+        try (PreparedStatement read = c.prepareStatement("SELECT s.seqname, q.seqcache FROM"
+            + " (SELECT pg_get_serial_sequence(?, 'seq') AS seqname) s"
+            + " LEFT JOIN pg_sequence q ON q.seqrelid = s.seqname::regclass")) {
           read.setString(1, table);
           try (ResultSet result = read.executeQuery()) {
             result.next();
             name = result.getString(1);
+            cache = result.getLong(2);
           }
         }
         if (name == null) {
           throw new SQLException("the column seq of " + table + " is not numbered by a sequence it owns");
+        }
+        if (cache > 1) {
+          throw new SQLException("the sequence " + name + " has CACHE " + cache + "; the outbox needs CACHE 1, since"
+              + " each key's entries are numbered from it in commit order: ALTER SEQUENCE " + name + " CACHE 1");
         }
         sequence = name;
       }
