@@ -35,5 +35,5 @@ $$;
 ALTER TABLE outbox4j_outbox_key DROP COLUMN last_seq;
 
 -- A key's numbers follow the order of nextval only without a cache (each session would draw from its own range);
--- the claim refuses to run on a sequence with one.
+-- the leased-batch claim refuses to run on a sequence with one.
 ALTER SEQUENCE outbox4j_outbox_seq CACHE 1;
