@@ -47,6 +47,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class ChaosRun {
   private static final String PREFIX = "chaos_";
+  /** How many times relay 0 is frozen, at most, until a freeze catches it holding claims. */
+  private static final int FREEZE_ATTEMPTS = 5;
   private static final List<String> CHILD_JVM = List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
       "-Xshare:auto");
 
@@ -201,7 +203,9 @@ final class ChaosRun {
 
   /**
    * Freezes relay 0, resumes it two leases later and looks at its first pass after that. A freeze that caught it
-   * holding no claim proves nothing, so it is tried again a little later, up to three times.
+   * holding no claim proves nothing, so it is tried again a little later, up to {@value #FREEZE_ATTEMPTS} times: a
+   * relay whose destination is paused (a Kafka producer still waiting for its transactional id, say) holds none, and
+   * on a loaded machine that can last through several tries.
    */
   private void freezeCycle(Timeline timeline, Fleet fleet, int cycle) {
     Duration frozenFor = fleet.freezeRelayZero();
@@ -209,7 +213,7 @@ final class ChaosRun {
       long[] aftermath = fleet.resumeRelayZero();
       log("relay 0 resumed; its first pass: " + aftermath[0] + " completion(s) refused, " + aftermath[1]
           + " expired claim(s) dropped unsent");
-      if (aftermath[0] + aftermath[1] == 0 && cycle < 3) {
+      if (aftermath[0] + aftermath[1] == 0 && cycle < FREEZE_ATTEMPTS) {
         timeline.after(Duration.ofSeconds(2), "freeze relay 0 again", () -> freezeCycle(timeline, fleet, cycle + 1));
       }
     });

@@ -35,6 +35,7 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.jspecify.annotations.Nullable;
 
@@ -191,6 +192,10 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
     Producer<byte[], byte[]> producer;
     try {
       producer = slot.prepare();
+    } catch (RuntimeException e) {
+      return aborted(e); // prepare kept or discarded the producer, see there
+    }
+    try {
       producer.beginTransaction();
     } catch (RuntimeException e) {
       slot.discard();
@@ -362,21 +367,32 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
       this.factory = factory;
     }
 
-    /** @return the producer, created and its transactions initialised (which ends a predecessor's transaction) */
+    /**
+     * @return the producer, created and its transactions initialised (which ends a predecessor's transaction)
+     * @throws TimeoutException if the initialisation did not finish within {@code max.block.ms}: the producer is kept,
+     *     and the next call waits for the same initialisation instead of starting over (a new producer would have to
+     *     find the coordinator again, and on a slow link might never get through within {@code max.block.ms})
+     */
     Producer<byte[], byte[]> prepare() {
       Producer<byte[], byte[]> current = producer;
-      if (current == null) {
-        current = factory.apply(transactionalId);
-        open = current;
-        try {
-          current.initTransactions();
-        } catch (RuntimeException e) {
-          discard();
-          throw e;
-        }
-        producer = current;
+      if (current != null) {
+        return current;
       }
-      return current;
+      Producer<byte[], byte[]> initialising = open;
+      if (initialising == null) {
+        initialising = factory.apply(transactionalId);
+        open = initialising;
+      }
+      try {
+        initialising.initTransactions(); // resumes the one still under way, if a call timed out before
+      } catch (TimeoutException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        discard();
+        throw e;
+      }
+      producer = initialising;
+      return initialising;
     }
 
     /** Prepares the next producer now, so that a transaction left in doubt is finished soon; failures wait. */

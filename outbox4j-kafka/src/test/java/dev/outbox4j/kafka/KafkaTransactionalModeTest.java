@@ -9,6 +9,7 @@ import dev.outbox4j.spi.BatchOutcome;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.DeliveryRecordGoneException;
 import dev.outbox4j.spi.Outgoing;
+import dev.outbox4j.testkit.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -143,6 +144,36 @@ class KafkaTransactionalModeTest {
       assertThat(readSettled(topic, "read_committed")).extracting(KafkaTransactionalModeTest::idOf)
           .containsExactly(message.id());
     }
+  }
+
+  @Test
+  void a_producer_whose_initialisation_outlasts_max_block_is_kept_and_a_later_batch_commits_through_it()
+      throws Exception {
+    String topic = "tx-slow-init-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    TcpProxy proxy = kafka.proxy();
+    // Every answer comes 800 ms late. A new producer needs four answers before its transactions are initialised (API
+    // versions, its coordinator, API versions on the coordinator's connection, its producer id): 3.2 s, past max.block
+    // (2 s) every time. Only a producer that goes on waiting across calls gets through.
+    proxy.delay(Duration.ZERO, Duration.ofMillis(800));
+    List<Message> batch = List.of(message(topic, "a", "a0"), message(topic, "a", "a1"));
+    List<BatchOutcome> outcomes = new ArrayList<>();
+    try (KafkaTransport transport = KafkaTransport.builder().withBootstrapServers(kafka.proxiedBootstrapServers())
+        .withMaxBlock(Duration.ofSeconds(2)).withRequestTimeout(Duration.ofSeconds(10))
+        .withDeliveryTimeout(Duration.ofSeconds(20)).withTransactions(settings().build()).build()) {
+      AtomicBatches lane = transport.atomicBatches(topic);
+      long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+      do {
+        outcomes.add(deliverAll(lane, batch, Instant.now().truncatedTo(ChronoUnit.MILLIS)));
+      } while (!outcomes.get(outcomes.size() - 1).equals(BatchOutcome.committed()) && System.nanoTime() < deadline);
+    } finally {
+      proxy.delay(Duration.ZERO, Duration.ZERO);
+    }
+
+    assertThat(outcomes.get(outcomes.size() - 1)).as("the outcomes, in order: %s", outcomes)
+        .isEqualTo(BatchOutcome.committed());
+    assertThat(readSettled(topic, "read_committed")).extracting(KafkaTransactionalModeTest::idOf)
+        .containsExactlyElementsOf(ids(batch));
   }
 
   @Test
