@@ -68,7 +68,9 @@ import org.jspecify.annotations.Nullable;
  *       broker) are discarded instead of reaching the broker once it reads again. Bytes the broker's kernel had
  *       already received when it stopped reading cannot be withdrawn by any client; under a resource alarm they are
  *       read as the alarm lifts, which happens for all connections at once, before a later message of the same key
- *       can be published (that waits for a confirm the alarm held back).
+ *       can be published (that waits for a confirm the alarm held back). The publisher checks the bound itself too,
+ *       and on plain connections so does the socket before each write ({@link PublishGuard}): after a pause of the
+ *       whole process the deadline timer may run after the publisher.
  *   <li><b>A blocked connection is not published to.</b> While the broker reports the connection blocked
  *       ({@code connection.blocked}), deliveries fail at once as retryable, naming the broker's reason, instead of
  *       queueing frames the broker will not read.
@@ -127,12 +129,17 @@ public final class RabbitMqTransport implements Transport {
   /** The broker's reason while it reports the connection blocked, else {@code null}. */
   private volatile @Nullable String blockedBecause;
   // touched by the publisher thread only, and by close() once the publisher has stopped
+  /** Checks each publish's bound at the socket, the last moment before its bytes leave (plain connections). */
+  private final PublishGuard guard = new PublishGuard();
   private @Nullable Connection connection;
   private @Nullable PublishChannel channel;
   private @Nullable Instant nextConnectAttempt;
 
   private RabbitMqTransport(Builder builder) {
     this.factory = builder.factory();
+    if (!factory.isSSL()) {
+      factory.setSocketFactory(guard.socketFactory());
+    }
     factory.setSocketConfigurator(SocketConfigurators.defaultConfigurator().andThen(socket -> {
       sockets.removeIf(Socket::isClosed);
       sockets.add(socket);
@@ -245,7 +252,8 @@ public final class RabbitMqTransport implements Transport {
       return done(DeliveryOutcome.unavailable("RabbitMQ blocked publishing on this connection: " + blocked));
     }
     Pending pending = new Pending(messageId, address, properties,
-        event == null ? message.payload() : RabbitMqCloudEventsBinding.body(message, event));
+        event == null ? message.payload() : RabbitMqCloudEventsBinding.body(message, event),
+        System.nanoTime() + confirmTimeout.toNanos());
     unanswered.add(pending);
     pending.future.whenComplete((outcome, error) -> unanswered.remove(pending));
     try {
@@ -272,6 +280,10 @@ public final class RabbitMqTransport implements Transport {
 
   /** Runs on the publisher thread. */
   private void publish(Pending pending) {
+    if (pending.overdue()) {
+      dropOverdue(pending); // the process stood still past the bound (a pause): the deadline timer is not first
+      return;
+    }
     if (!pending.start()) {
       return; // answered (timed out or closed) before its turn: never sent
     }
@@ -297,18 +309,40 @@ public final class RabbitMqTransport implements Transport {
       if (pending.future.isDone()) {
         return; // the bound passed while connecting or checking the exchange (that reset the connection): never sent
       }
+      if (pending.overdue()) {
+        dropOverdue(pending); // checked once more right before the write, since the timer may not have run yet
+        return;
+      }
       long tag = publishing.channel.getNextPublishSeqNo();
       publishing.track(tag, pending);
       pending.future.whenComplete((outcome, error) -> publishing.forget(tag, pending));
+      guard.writing(pending.deadline);
       try {
         publishing.channel.basicPublish(address.exchange(), address.routingKey(), true, pending.properties,
             pending.body);
       } catch (IOException | AlreadyClosedException e) {
-        pending.future.complete(DeliveryOutcome.unavailable("publish to " + address + " failed: " + e));
+        if (pending.overdue()) {
+          dropOverdue(pending); // the guard reset the connection before any byte of it left
+        } else {
+          pending.future.complete(DeliveryOutcome.unavailable("publish to " + address + " failed: " + e));
+        }
+      } finally {
+        guard.written();
       }
     } catch (IOException | TimeoutException | RuntimeException e) {
       pending.future.complete(DeliveryOutcome.unavailable("RabbitMQ unavailable (" + endpointDescription + "): " + e));
     }
+  }
+
+  /**
+   * Answers a publish whose bound passed before the publisher wrote it, so that it is never written: after a pause of
+   * the whole process (a long GC pause, a frozen VM) the publisher and the deadline timer resume together, and the
+   * publisher must not win that race, since another relay may have taken the entry over meanwhile.
+   */
+  private void dropOverdue(Pending pending) {
+    pending.state.set(Pending.EXPIRED);
+    pending.future.complete(DeliveryOutcome.retryable("no publisher confirm within " + confirmTimeout
+        + "; never sent: its bound passed before the publisher reached it"));
   }
 
   /** Runs on the timer thread at the delivery's bound. */
@@ -523,13 +557,21 @@ public final class RabbitMqTransport implements Transport {
     final byte[] body;
     final CompletableFuture<DeliveryOutcome> future = new CompletableFuture<>();
     final AtomicInteger state = new AtomicInteger(QUEUED);
+    /** The bound, on {@link System#nanoTime()}: it keeps counting while the process is stopped. */
+    final long deadline;
     volatile @Nullable String returnedBecause;
 
-    Pending(String messageId, AmqpAddress address, AMQP.BasicProperties properties, byte[] body) {
+    Pending(String messageId, AmqpAddress address, AMQP.BasicProperties properties, byte[] body, long deadline) {
       this.messageId = messageId;
       this.address = address;
       this.properties = properties;
       this.body = body;
+      this.deadline = deadline;
+    }
+
+    /** @return whether its bound has passed, whether or not the deadline timer has run */
+    boolean overdue() {
+      return System.nanoTime() - deadline >= 0;
     }
 
     /** @return {@code true} if the publisher may send it: not expired or closed before its turn */
