@@ -65,7 +65,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
- * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange). A receiver
+ * closes its connection, so the transport sends nothing of it afterwards (JDK 16+ cancels the exchange); and a body the
+ * client asks for after the bound (the whole process stood still meanwhile) fails its request instead
+ * ({@link BoundedBody}). A receiver
  * that goes on acting on a request after its client gave up is beyond any client's control: receivers should answer
  * within the request timeout. Thread-safe; the signing secret is never logged or shown by {@link #toString()}.
  */
@@ -223,7 +225,8 @@ public final class HttpTransport implements Transport {
     byte[] body = event == null ? message.payload() : CloudEventsHttpBinding.body(message, event);
     HttpRequest request;
     try {
-      request = request(endpoint, message, body, event);
+      request = request(endpoint, message, new BoundedBody(body, System.nanoTime() + maxAnswerTime.toNanos()), body,
+          event);
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
@@ -247,10 +250,11 @@ public final class HttpTransport implements Transport {
     return maxAnswerTime;
   }
 
-  private HttpRequest request(URI endpoint, Message message, byte[] body, @Nullable CloudEvent event) {
+  private HttpRequest request(URI endpoint, Message message, BoundedBody publisher, byte[] body,
+      @Nullable CloudEvent event) {
     HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
         .timeout(requestTimeout)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+        .POST(publisher)
         .header("Content-Type", event == null ? message.contentType() : CloudEventsHttpBinding.contentType(event))
         .header(MESSAGE_ID_HEADER, message.id().toString());
     message.orderingKey().ifPresent(key -> request.header(ORDERING_KEY_HEADER, key));

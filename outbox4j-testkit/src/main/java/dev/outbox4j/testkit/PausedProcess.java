@@ -1,0 +1,146 @@
+package dev.outbox4j.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.Transport;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A transport's sends under a pause of the whole process (a long GC pause, a frozen VM): a child JVM hands its
+ * transport a batch and, at the first confirmation that arrives once the whole batch was handed over, stops itself
+ * with {@code kill -STOP} (every thread at once) while the transport still holds sends it has not made. The test
+ * resumes it past the transport's bound and counts what reaches the broker or receiver from then on: each of those is
+ * a copy past its bound, which another relay may already have overtaken (SPEC: a late copy never overtakes).
+ *
+ * <p>The child's {@code main} builds its transport and messages and calls {@link #deliverAndStopAtAConfirmation};
+ * the test starts it with {@link #start} and drives it with {@link #awaitStopped}, {@link #resume} and
+ * {@link #unconfirmed}. Linux only ({@code /proc}, {@code kill}). Not thread-safe; one test thread drives it.
+ */
+public final class PausedProcess implements AutoCloseable {
+  private static final String ANSWERED = "ANSWERED";
+  private final Process child;
+  private final List<String> output = new CopyOnWriteArrayList<>();
+
+  private PausedProcess(Process child) {
+    this.child = child;
+    Thread reader = new Thread(this::readOutput, "paused-process-output-" + child.pid());
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Starts a child JVM on this JVM's class path.
+   *
+   * @param main the child's main class, which calls {@link #deliverAndStopAtAConfirmation}
+   * @param arguments its arguments
+   * @return the running child
+   */
+  public static PausedProcess start(Class<?> main, String... arguments) {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of(arguments));
+    try {
+      return new PausedProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + main.getName(), e);
+    }
+  }
+
+  /**
+   * In the child: hands {@code transport} every message, stops this process at the first confirmation that arrives
+   * after the last was handed over (on the thread that completes it, as a relay frozen between a confirmation and its
+   * record), and once resumed and every delivery answered prints how many were not confirmed.
+   *
+   * @param transport the transport, already connected (send one message first)
+   * @param messages the batch
+   */
+  public static void deliverAndStopAtAConfirmation(Transport transport, List<Message> messages) throws Exception {
+    AtomicBoolean handedOver = new AtomicBoolean();
+    AtomicBoolean stopped = new AtomicBoolean();
+    List<CompletableFuture<DeliveryOutcome>> outcomes = new ArrayList<>(messages.size());
+    for (Message message : messages) {
+      CompletableFuture<DeliveryOutcome> outcome = transport.deliver(message).toCompletableFuture();
+      outcome.thenAccept(answer -> {
+        if (answer instanceof DeliveryOutcome.Delivered && handedOver.get() && stopped.compareAndSet(false, true)) {
+          signal("STOP", ProcessHandle.current().pid());
+        }
+      });
+      outcomes.add(outcome);
+    }
+    handedOver.set(true);
+    CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    long delivered = outcomes.stream().filter(o -> o.join() instanceof DeliveryOutcome.Delivered).count();
+    System.out.println(ANSWERED + " delivered=" + delivered + " unconfirmed=" + (messages.size() - delivered)
+        + " stopped=" + stopped.get());
+  }
+
+  /** Waits until the child stopped itself; fails, with its output, if it ended instead. */
+  public void awaitStopped(Duration timeout) {
+    await().atMost(timeout).until(() -> isStopped() || !child.isAlive());
+    assertThat(child.isAlive()).as("the child stopped itself; its output: %s", output).isTrue();
+  }
+
+  /** Resumes the child and waits until it has answered every delivery and ended. */
+  public void resume(Duration timeout) throws InterruptedException {
+    signal("CONT", child.pid());
+    assertThat(child.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        .as("the child ends once every delivery was answered; its output: %s", output).isTrue();
+  }
+
+  /** @return how many of the batch the child's transport did not confirm (after {@link #resume}) */
+  public long unconfirmed() {
+    String answered = output.stream().filter(line -> line.startsWith(ANSWERED)).findFirst()
+        .orElseThrow(() -> new AssertionError("the child answered nothing: " + output));
+    return Long.parseLong(answered.replaceAll(".* unconfirmed=(\\d+).*", "$1"));
+  }
+
+  /** Resumes the child if it is stopped and ends it. */
+  @Override
+  public void close() {
+    signal("CONT", child.pid());
+    child.destroyForcibly();
+  }
+
+  private boolean isStopped() throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(child.pid()), "stat"));
+    return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+  }
+
+  private void readOutput() {
+    try (BufferedReader lines = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = lines.readLine()) != null) {
+        output.add(line);
+      }
+    } catch (IOException e) {
+      // the child went away
+    }
+  }
+
+  private static void signal(String signal, long pid) {
+    try {
+      new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot send SIG" + signal + " to " + pid, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
