@@ -572,7 +572,7 @@ final class ChaosRun {
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
-        log("relay 0 confirmed nothing within 20 s; stopped where it was");
+        log("relay 0 confirmed nothing within 20 s; its threads: " + frozen.threadDump() + "; stopped where it was");
         frozen.freeze();
       }
       return frozenFor;

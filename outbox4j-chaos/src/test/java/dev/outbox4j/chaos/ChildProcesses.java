@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,6 +204,39 @@ public final class ChildProcesses implements AutoCloseable {
         process.destroyForcibly();
       }
       awaitExit(EXIT_WAIT);
+    }
+
+    /**
+     * Writes a thread dump of this JVM ({@code jcmd <pid> Thread.print -l}) next to its log, as
+     * {@code <name>-threads-<n>.txt}, for a process that seems to stand still; best effort (a failure is noted in the
+     * file).
+     *
+     * @return the file written
+     */
+    public Path threadDump() {
+      Path file;
+      int n = 1;
+      do {
+        file = log.resolveSibling(name + "-threads-" + n++ + ".txt");
+      } while (Files.exists(file));
+      Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+      try {
+        Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print", "-l")
+            .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+        if (!dump.waitFor(30, TimeUnit.SECONDS)) {
+          dump.destroyForcibly();
+          Files.writeString(file, "jcmd did not return within 30 s", StandardOpenOption.APPEND);
+        }
+      } catch (IOException e) {
+        try {
+          Files.writeString(file, "no thread dump: " + e);
+        } catch (IOException ignored) {
+          // nowhere to note it
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return file;
     }
 
     /** SIGSTOP: the process stops where it is, every thread, sockets left open. */
