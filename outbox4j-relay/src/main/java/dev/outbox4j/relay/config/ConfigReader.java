@@ -60,6 +60,7 @@ public final class ConfigReader {
     keys.put("database.pool-size", "10");
     keys.put("database.keep-delivered", "");
     keys.put("database.claims", "default");
+    keys.put("database.startup-wait", "60s");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -207,7 +208,8 @@ public final class ConfigReader {
           integer("database.pool-size", 2, 200),
           optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
           claims(),
-          family("database.properties."));
+          family("database.properties."),
+          durationOrZero("database.startup-wait"));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -506,6 +508,15 @@ public final class ConfigReader {
       Duration value = parseDuration(text);
       if (value == null || value.isNegative() || value.isZero()) {
         throw invalid(key, "a positive duration such as 250ms, 10s, 5m, 1h, 7d or PT10S");
+      }
+      return value;
+    }
+
+    private Duration durationOrZero(String key) {
+      String text = text(key);
+      Duration value = text.trim().equals("0") ? Duration.ZERO : parseDuration(text);
+      if (value == null || value.isNegative()) {
+        throw invalid(key, "a duration such as 0, 250ms, 10s, 5m or PT10S");
       }
       return value;
     }

@@ -94,6 +94,42 @@ public final class RelayAssembly {
   }
 
   /**
+   * The pool of a relay that runs: a database it cannot reach yet (a relay started before its database, or during a
+   * failover) is tried again, half a second at first and doubling to five seconds, for {@code database.startup-wait},
+   * each failure logged once with its cause; only then does the start fail. A supervisor's restarts (Kubernetes backs
+   * off to five minutes between them) would otherwise delay the relay long after the database is back.
+   *
+   * @param database the settings
+   * @param poolName the pool's name (threads, metrics)
+   * @return the pool, connected
+   * @throws dev.outbox4j.OutboxException if the database cannot be reached within the wait
+   * @throws IllegalStateException if interrupted while waiting
+   */
+  public static HikariDataSource dataSourceOnceReachable(RelayConfig.Database database, String poolName) {
+    long deadline = System.nanoTime() + database.startupWait().toNanos();
+    Duration pause = Duration.ofMillis(500);
+    while (true) {
+      try {
+        return dataSource(database, poolName);
+      } catch (dev.outbox4j.OutboxException e) {
+        if (System.nanoTime() - deadline >= 0) {
+          throw database.startupWait().isZero() ? e : new dev.outbox4j.OutboxException(e.getMessage()
+              + " (waited database.startup-wait " + database.startupWait().toSeconds() + " s)", null);
+        }
+        System.getLogger(RelayAssembly.class.getName()).log(System.Logger.Level.WARNING, e.getMessage()
+            + "; trying again in " + pause.toMillis() + " ms (database.startup-wait " + database.startupWait() + ")");
+      }
+      try {
+        Thread.sleep(pause.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the database " + database.displayUrl(), e);
+      }
+      pause = pause.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : pause.multipliedBy(2);
+    }
+  }
+
+  /**
    * @param dataSource the pool
    * @param database the settings (table names, retention, claim strategy)
    * @return the store; close it after the relay that uses it

@@ -69,13 +69,21 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param poolSize most connections the relay's pool opens
    * @param keepDelivered how long delivered entries are kept, or {@code null} to delete them on delivery
    * @param claims how the store holds the relay's claims, or {@code null} for the database's default
+   * @param driverProperties properties passed to the JDBC driver
+   * @param startupWait how long {@code run} waits, at start, for a database it cannot reach yet (zero: not at all)
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
       String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims,
-      Map<String, String> driverProperties) {
+      Map<String, String> driverProperties, Duration startupWait) {
+    /** {@code database.startup-wait} unless set. */
+    public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(60);
+
     /** Copies the driver properties. */
     public Database {
       driverProperties = Map.copyOf(driverProperties);
+      if (startupWait.isNegative()) {
+        throw new IllegalArgumentException("startupWait must not be negative, was " + startupWait);
+      }
     }
 
     /**
@@ -93,7 +101,8 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
      */
     public Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
         String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
-      this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of());
+      this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of(),
+          DEFAULT_STARTUP_WAIT);
     }
 
     /**
@@ -102,7 +111,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
      */
     public Database withPoolSize(int size) {
       return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims,
-          driverProperties);
+          driverProperties, startupWait);
     }
 
     /** @return the URL without user information or parameters, safe to print */

@@ -70,7 +70,7 @@ public final class RelayRuntime implements AutoCloseable {
   private RelayRuntime(RelayConfig config, Extras extras, Clock clock, @Nullable HttpServer server) {
     this.config = config;
     try {
-      HikariDataSource pool = RelayAssembly.dataSource(config.database(), "outbox4j-relay");
+      HikariDataSource pool = RelayAssembly.dataSourceOnceReachable(config.database(), "outbox4j-relay");
       closeables.push(pool);
       store = RelayAssembly.store(pool, config.database());
       // Closed after the relay and everything else that uses it (this deque closes last in, first out); closing it
