@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
  * publishes it has not written: once resumed past the transport's bound, none of them may reach the broker, since by
  * then another relay may have taken the entries over and sent their key's next messages. A real child JVM stops itself
  * at a confirm in the middle of a pipelined batch ({@link PausingPublisherMain}); this test resumes it after three
- * bounds and counts what arrives from then on.
+ * bounds and counts what arrives from then on: at most the one publish whose write was under way when the process
+ * stopped (no client can take back a system call it is inside; the publisher writes one publish at a time). Without
+ * the transport's checks, dozens to hundreds arrive.
  */
 class RabbitMqPausedProcessTest {
   private static final Duration BOUND = Duration.ofSeconds(1);
@@ -44,7 +46,7 @@ class RabbitMqPausedProcessTest {
       assertThat(arrivals.get() - beforeResume)
           .as("messages that reached the broker after the resume, each one past its bound (of %d; %d unconfirmed)",
               MESSAGES, child.unconfirmed())
-          .isZero();
+          .isLessThanOrEqualTo(1);
     }
   }
 }
