@@ -213,7 +213,8 @@ final class ChaosRun {
       long[] aftermath = fleet.resumeRelayZero();
       log("relay 0 resumed; its first pass: " + aftermath[0] + " completion(s) refused, " + aftermath[1]
           + " expired claim(s) dropped unsent");
-      if (aftermath[0] + aftermath[1] == 0 && cycle < FREEZE_ATTEMPTS) {
+      if (aftermath[0] + aftermath[1] == 0 && cycle < FREEZE_ATTEMPTS && timeline.elapsed().compareTo(
+          scenario.writeFor()) < 0) { // once the writers stopped, relay 0 soon holds nothing a freeze could catch
         timeline.after(Duration.ofSeconds(2), "freeze relay 0 again", () -> freezeCycle(timeline, fleet, cycle + 1));
       }
     });
@@ -373,6 +374,11 @@ final class ChaosRun {
 
     void at(Duration offset, String name, Runnable action) {
       events.add(new Event(offset.toMillis(), added++, name, action));
+    }
+
+    /** @return the time since the timeline started */
+    Duration elapsed() {
+      return Duration.ofNanos(System.nanoTime() - start);
     }
 
     void after(Duration delay, String name, Runnable action) {
@@ -550,11 +556,7 @@ final class ChaosRun {
     Duration freezeRelayZero() {
       frozen = relays[0];
       frozenLog = frozen.log();
-      Duration lease = lines(frozenLog).stream().filter(line -> line.startsWith("RELAY_STARTED"))
-          .map(line -> line.replaceAll(".* lease=(\\d+).*", "$1")).map(Long::parseLong).map(Duration::ofMillis)
-          .findFirst().orElse(scenario.lease());
-      Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
-      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(40).toNanos();
+      protectRelayZeroUntil = System.nanoTime() + Duration.ofMinutes(2).toNanos(); // set again once frozen
       try {
         Files.writeString(freezeFlag, "freeze");
       } catch (IOException e) {
@@ -575,6 +577,14 @@ final class ChaosRun {
         log("relay 0 confirmed nothing within 20 s; its threads: " + frozen.threadDump() + "; stopped where it was");
         frozen.freeze();
       }
+      // Read now, not before the freeze: a relay restarted moments ago (its Kafka producer still starting) has not
+      // printed its lease yet, and the scenario's shorter lease would resume it before its claims expired.
+      Duration lease = lines(frozenLog).stream().filter(line -> line.startsWith("RELAY_STARTED"))
+          .map(line -> line.replaceAll(".* lease=(\\d+).*", "$1")).map(Long::parseLong).map(Duration::ofMillis)
+          .findFirst().orElse(scenario.lease());
+      Duration frozenFor = lease.multipliedBy(2).plusSeconds(1);
+      log("relay 0 stays frozen for " + frozenFor + " (two of its leases of " + lease + " and a second)");
+      protectRelayZeroUntil = System.nanoTime() + frozenFor.plusSeconds(40).toNanos();
       return frozenFor;
     }
 

@@ -26,13 +26,15 @@ class ChaosSuiteTest {
   private static final Map<String, Map<String, String>> DEFERRED_IN_SHORT_FORM = Map.of();
 
   /**
-   * Seen in two of four clean-clone runs on this machine, never alone: relay 0, restarted while the broker was cut
-   * off, paused its destination and then made no pass at all for minutes (no claim, no log line), so no freeze of it
-   * caught a claim. Its entries went to the other relays at their leases (nothing lost, twice or out of order). Open
-   * until that stall is found; the long form asserts it.
+   * Seen in clean-clone runs on this machine, never alone: no freeze of relay 0 caught it holding a claim. Thread dumps
+   * (taken when relay 0 confirms nothing within 20 s) show it idle between passes, not hung. Two causes in the harness
+   * are fixed: a relay restarted moments before the freeze had not printed its lease yet, so it was resumed after two
+   * of the scenario's 3 s leases instead of its own 9.5 s ones, before anything expired; and freezes went on after the
+   * writers stopped, when there is nothing left to hold. Reported, not asserted, in the short form until clean-clone
+   * runs show it green; the long form asserts it.
    */
   private static final Map<String, String> KAFKA_DEFERRED_IN_SHORT_FORM = Map.of("frozenRelay",
-      "a relay restarted during the broker outage can stall (open: see KAFKA_DEFERRED_IN_SHORT_FORM)");
+      "a freeze may catch relay 0 holding nothing (see KAFKA_DEFERRED_IN_SHORT_FORM)");
 
   private static final long SEED = Long.getLong("outbox4j.chaos.seed", 20261201L);
 
