@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  *       which did: those are retired without being sent again. When that cannot be told now, the entry is left claimed,
  *       untouched (its lease hands it on, still in doubt); when it can never be told, it is quarantined for an
  *       operator. The question is waited for a quarter of the lease, then cancelled, so that the transport stops it
- *       and frees what it holds instead of answering a question nobody waits for. Whatever happens to a run's entry happens to the rest of the run behind it, so a run is never sent
- *       without its earlier entries. An entry in doubt of a destination without atomic batches is sent again: that is
- *       at-least-once, as for every such destination.
+ *       and frees what it holds instead of answering a question nobody waits for. Whatever happens to a run's entry
+ *       happens to the rest of the run behind it, so a run is never sent without its earlier entries. An entry in
+ *       doubt of a destination without atomic batches is sent again: that is at-least-once, as for every such
+ *       destination.
  * </ul>
  *
  * <p>Thread-safe.

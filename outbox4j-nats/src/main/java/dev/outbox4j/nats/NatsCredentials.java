@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Puts the NATS transport's key-based credentials (an NKEY seed, the content of a {@code .creds} file) on the client's
- * options ({@link NatsTls} puts its TLS context there). User/password and token stay in the transport, as the client takes them directly.
+ * options ({@link NatsTls} puts its TLS context there). User/password and token stay in the transport, as the client
+ * takes them directly.
  *
  * <p>Stateless.
  */

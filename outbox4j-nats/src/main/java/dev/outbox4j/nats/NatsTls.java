@@ -10,14 +10,14 @@ import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides how the NATS transport speaks TLS, from its server URLs and TLS settings, and puts the context on the client's
- * options.
+ * Decides how the NATS transport speaks TLS, from its server URLs and TLS settings, and puts the context on the
+ * client's options.
  *
  * <h2>Why the transport always brings its own context</h2>
  * jnats checks no host name on its own, and given no context it makes one from the URL: for {@code tls://} the JVM's
- * default context (the certificate chain is checked, the host name is not), for {@code opentls://} one that trusts every
- * certificate. So a {@code tls://} URL without {@code tls.*} settings gets the transport's default settings here (the
- * JVM's trusted authorities, host name verified), and {@code opentls://} is refused unless
+ * default context (the certificate chain is checked, the host name is not), for {@code opentls://} one that trusts
+ * every certificate. So a {@code tls://} URL without {@code tls.*} settings gets the transport's default settings
+ * here (the JVM's trusted authorities, host name verified), and {@code opentls://} is refused unless
  * {@value #INSECURE_TRUST_ALL} says it is meant; then every certificate is trusted, and the transport warns at start.
  *
  * <p>Immutable.
