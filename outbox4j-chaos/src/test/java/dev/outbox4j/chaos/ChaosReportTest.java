@@ -2,6 +2,7 @@ package dev.outbox4j.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,5 +49,27 @@ class ChaosReportTest {
     assertThat(delivery.lost()).isEqualTo(1);
     assertThat(delivery.rolledBackDelivered()).isEqualTo(1);
     assertThat(delivery.unknownDelivered()).isEqualTo(1);
+  }
+
+  @Test
+  void a_row_deleted_within_an_operator_call_is_discarded_and_one_delivered_after_its_deletion_is_counted() {
+    Instant t = Instant.parse("2026-12-03T20:00:00Z");
+    List<ChaosOperator.Window> calls = List.of(new ChaosOperator.Window(t, t.plusMillis(10)));
+    UUID neverArrived = UUID.randomUUID();
+    UUID arrivedAfter = UUID.randomUUID();
+    UUID arrivedBefore = UUID.randomUUID();
+    UUID deletedOutsideEveryCall = UUID.randomUUID();
+    Map<UUID, Instant> deleted = Map.of(neverArrived, t.plusMillis(1), arrivedAfter, t.plusMillis(2),
+        arrivedBefore, t.plusMillis(3), deletedOutsideEveryCall, t.plusSeconds(1));
+    Map<UUID, List<Instant>> arrivals = Map.of(arrivedAfter, List.of(t.plusMillis(50)),
+        arrivedBefore, List.of(t.minusSeconds(2)), deletedOutsideEveryCall, List.of());
+
+    ChaosReport.Discards discards = ChaosReport.judgeDiscards(deleted, calls, arrivals);
+
+    assertThat(discards.discarded()).containsExactlyInAnyOrder(neverArrived, arrivedAfter, arrivedBefore);
+    assertThat(discards.deliveredAfter()).isEqualTo(1);
+    assertThat(discards.deliveredBefore()).isEqualTo(1);
+    assertThat(discards.deletedBehindTheOperator()).isEqualTo(1);
+    assertThat(discards.examples()).singleElement().asString().contains(arrivedAfter.toString());
   }
 }

@@ -251,11 +251,31 @@ public final class RelayMain {
       OUT.println("DESTINATION_RESUMED " + destination + " at " + Instant.now() + " after " + pausedFor);
     }
 
+    /**
+     * Prints {@code STATEMENT_FAILURE} for every error about a server-side prepared statement (a pooler in transaction
+     * mode handing this client's transaction a server connection that holds another client's statements, or none of
+     * its own), each a failed claim or completion; and every fiftieth error of any kind.
+     */
     @Override
     public void onError(Throwable error) {
+      String statement = preparedStatementFailure(error);
+      if (statement != null) {
+        OUT.println("STATEMENT_FAILURE " + statement);
+      }
       if (errors.incrementAndGet() % 50 == 1) {
         OUT.println("RELAY_ERROR (" + errors + " so far) " + error);
       }
+    }
+
+    /** @return the message in the error's causes that names a prepared statement, or {@code null} */
+    private static String preparedStatementFailure(Throwable error) {
+      for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+        String message = cause.getMessage();
+        if (message != null && message.contains("prepared statement")) {
+          return message.replace('\n', ' ');
+        }
+      }
+      return null;
     }
   }
 }
