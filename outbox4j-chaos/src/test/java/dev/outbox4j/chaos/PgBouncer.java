@@ -31,20 +31,19 @@ final class PgBouncer implements AutoCloseable {
   private final Path directory;
   private final int port;
   private final ChildProcesses.Child process;
-  private final Path logDirectory;
 
-  private PgBouncer(Path directory, int port, ChildProcesses.Child process, Path logDirectory) {
+  private PgBouncer(Path directory, int port, ChildProcesses.Child process) {
     this.directory = directory;
     this.port = port;
     this.process = process;
-    this.logDirectory = logDirectory;
   }
 
   /**
    * Starts PgBouncer in front of database {@code postgres} of a server on 127.0.0.1 and waits until it listens.
    *
    * @param processes starts it (its output goes to their log directory)
-   * @param parent the directory to create PgBouncer's directory in
+   * @param parent the directory to create PgBouncer's directory in (its log is its output, {@code pgbouncer.log}
+   *     beside the children's logs)
    * @param serverPort the PostgreSQL server's port
    * @param serverPoolSize server connections per database and user
    * @return the running PgBouncer
@@ -78,7 +77,6 @@ final class PgBouncer implements AutoCloseable {
           "server_connect_timeout = 3",
           // a client waiting for a server connection while the cluster is down gets an error, as it would directly
           "query_wait_timeout = 20",
-          "logfile = " + directory.resolve("pgbouncer.log"),
           "pidfile = " + directory.resolve("pgbouncer.pid"),
           ""));
       List<String> command = new ArrayList<>();
@@ -89,14 +87,13 @@ final class PgBouncer implements AutoCloseable {
       }
       command.addAll(List.of(EXECUTABLE.toString(), directory.resolve("pgbouncer.ini").toString()));
       ChildProcesses.Child child = processes.startCommand("pgbouncer", command);
-      PgBouncer bouncer = new PgBouncer(directory, port, child, processes.logDirectory());
+      PgBouncer bouncer = new PgBouncer(directory, port, child);
       try {
         Awaitility.await("PgBouncer listening on " + port + " (see " + child.log() + ")")
             .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
             .until(() -> {
               if (!child.isAlive()) {
-                throw new IllegalStateException("PgBouncer exited at start, see " + child.log() + " and "
-                    + directory.resolve("pgbouncer.log"));
+                throw new IllegalStateException("PgBouncer exited at start, see " + child.log());
               }
               return accepts(port);
             });
@@ -129,11 +126,10 @@ final class PgBouncer implements AutoCloseable {
         + "&tcpKeepAlive=true";
   }
 
-  /** Stops PgBouncer at once (SIGKILL), keeps its log beside the children's and deletes its directory. */
+  /** Stops PgBouncer at once (SIGKILL) and deletes its directory. */
   @Override
   public void close() {
     process.kill();
-    ChaosDatabase.keepLog(directory.resolve("pgbouncer.log"), logDirectory);
     ChaosDatabase.deleteTree(directory);
   }
 

@@ -115,7 +115,11 @@ public final class RelayMain {
     return new HikariDataSource(config);
   }
 
-  /** Builds the store, waiting (bounded) for the database if this relay was started while it was down. */
+  /**
+   * Builds the store and has it detect its database, waiting (bounded) for the database if this relay was started
+   * while it was down or while its connections time out (a pooler in front of a loaded machine): the dialect is
+   * detected lazily, at the first call that needs it, which would otherwise end the process right after its start.
+   */
   private static JdbcOutboxStore buildStore(DataSource pool, ChildArguments args) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (true) {
@@ -125,7 +129,9 @@ public final class RelayMain {
         if (args.has("claims")) {
           builder.withClaimStrategy(args.constant("claims", ClaimStrategy.LEASED_ROWS));
         }
-        return builder.build();
+        JdbcOutboxStore store = builder.build();
+        store.claimStrategy(); // detects the dialect now, inside this loop
+        return store;
       } catch (RuntimeException e) {
         OUT.println("STORE_BUILD_FAILED " + e);
         if (System.nanoTime() > deadline) {
