@@ -70,9 +70,12 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
    *     delivered rows are kept for an hour); not accepted as missing
    * @param actions operator calls
    * @param failures operator calls that failed (the database was down)
+   * @param lateCopiesOfParked messages with a late copy that the operator had parked at some time (a relay's
+   *     completion lost to the park, and the entry sent again after its requeue), to tell that cause from others
    */
   record OperatorFigures(long parked, long requeued, long discarded, long deliveredAfterDiscard,
-      long deliveredBeforeDiscard, long deletedBehindTheOperator, long actions, long failures) {}
+      long deliveredBeforeDiscard, long deletedBehindTheOperator, long actions, long failures,
+      long lateCopiesOfParked) {}
 
   /**
    * How an operator's discards came out against the consumer's arrivals.
@@ -135,10 +138,11 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
    * @param lateCopies duplicates that arrived after a later message of their key
    * @param committed messages committed
    * @param examples the first few order violations, described
+   * @param lateCopied the messages of which a late copy arrived
    */
   record Delivery(Set<UUID> missing, long rolledBackDelivered, long unknownDelivered, long orderViolations,
       long duplicates,
-      long lateCopies, long committed, List<String> examples) {
+      long lateCopies, long committed, List<String> examples, Set<UUID> lateCopied) {
     /** @return committed messages never received */
     long lost() {
       return missing.size();
@@ -168,6 +172,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
     long rolledBackDelivered = 0;
     long unknown = 0;
     List<String> examples = new ArrayList<>();
+    Set<UUID> lateCopied = new LinkedHashSet<>();
     long arrivals = 0;
     for (UUID id : received) {
       arrivals++;
@@ -189,6 +194,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         duplicates++;
         if (rank < before) {
           lateCopies++;
+          lateCopied.add(id);
           if (examples.size() < 10) {
             examples.add("late copy, key " + key + ": " + id + " (commit rank " + rank + ") arrived again after rank "
                 + before + " (" + commitOrder.get(key).get(before) + "), arrival " + arrivals);
@@ -206,7 +212,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
     Set<UUID> missing = new LinkedHashSet<>(keyOf.keySet());
     missing.removeAll(seen);
     return new Delivery(missing, rolledBackDelivered, unknown, violations, duplicates, lateCopies,
-        keyOf.size(), examples);
+        keyOf.size(), examples, lateCopied);
   }
 
   /**
@@ -245,7 +251,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
             + " parked=" + operator.parked() + " requeued=" + operator.requeued() + " discarded="
             + operator.discarded() + " deliveredAfterDiscard=" + operator.deliveredAfterDiscard()
             + " deliveredBeforeDiscard=" + operator.deliveredBeforeDiscard() + " deletedBehindTheOperator="
-            + operator.deletedBehindTheOperator() + ")")
+            + operator.deletedBehindTheOperator() + " lateCopiesOfParked=" + operator.lateCopiesOfParked() + ")")
         + " seconds=" + seconds + (kept() ? " PASS" : " FAIL");
   }
 }

@@ -21,7 +21,7 @@ class ChaosReportTest {
   void arrivals_in_commit_order_per_key_with_keys_interleaved_break_no_promise() {
     ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, Set.of(rolledBack), List.of(a1, b1, a2, a3));
 
-    assertThat(delivery).isEqualTo(new ChaosReport.Delivery(Set.of(), 0, 0, 0, 0, 0, 4, List.of()));
+    assertThat(delivery).isEqualTo(new ChaosReport.Delivery(Set.of(), 0, 0, 0, 0, 0, 4, List.of(), Set.of()));
   }
 
   @Test
@@ -38,6 +38,7 @@ class ChaosReportTest {
 
     assertThat(delivery.duplicates()).isEqualTo(2);
     assertThat(delivery.lateCopies()).isEqualTo(1);
+    assertThat(delivery.lateCopied()).containsExactly(a1);
     assertThat(delivery.orderViolations()).isZero();
   }
 

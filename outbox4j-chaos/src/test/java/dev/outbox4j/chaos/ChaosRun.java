@@ -180,12 +180,20 @@ final class ChaosRun {
       ChaosOperator.Record[] operated = new ChaosOperator.Record[1];
       Timeline timeline = new Timeline();
       if (refusing) {
-        timeline.at(refusal.from(), "the refusing destination starts refusing", () -> {
+        // The refusal ends by a clock of its own, not on the timeline: a step of the timeline that waits (a freeze
+        // waits up to 20 s for a confirmation) would otherwise stretch it.
+        Duration refusing = refusal.until().minus(refusal.from());
+        timeline.at(refusal.from(), "the refusing destination starts refusing for " + refusing, () -> {
           try {
-            Files.writeString(refuseFlag, "refusing everything until " + refusal.until());
+            Files.writeString(refuseFlag, "refusing everything for " + refusing);
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
+          java.util.concurrent.CompletableFuture.delayedExecutor(refusing.toMillis(),
+              java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+                log("t=" + timeline.elapsed().toMillis() + "ms the refusing destination recovers");
+                recover();
+              });
         });
       }
       fleet.startWriters();
@@ -215,15 +223,6 @@ final class ChaosRun {
         timeline.at(scenario.writeFor(), "the operator stops and requeues everything still parked",
             () -> operated[0] = operator.finish());
       }
-      if (refusing) {
-        timeline.at(refusal.until(), "the refusing destination recovers", () -> {
-          try {
-            Files.deleteIfExists(refuseFlag);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
-      }
       try {
         timeline.play(fleet::supervise);
       } finally {
@@ -232,6 +231,9 @@ final class ChaosRun {
         }
       }
       fleet.awaitWriters();
+      if (refusing) {
+        recover(); // a refusal lasts the writing time at the most
+      }
       Map<String, List<UUID>> commitOrder = readCommitOrder(database);
       int committed = commitOrder.values().stream().mapToInt(List::size).sum();
       long drainDeadline = System.nanoTime() + scenario.drainTimeout().toNanos();
@@ -260,9 +262,14 @@ final class ChaosRun {
             consumer.arrivalTimes());
         missing.removeAll(discards.discarded()); // the operator's choice: accepted as missing, gaps in their keys
         examples.addAll(discards.examples());
+        Set<UUID> lateCopiesOfParked = new HashSet<>(delivery.lateCopied());
+        lateCopiesOfParked.retainAll(record.parked());
         operatorFigures = new ChaosReport.OperatorFigures(record.parked().size(), record.requeued(),
             discards.discarded().size(), discards.deliveredAfter(), discards.deliveredBefore(),
-            discards.deletedBehindTheOperator(), record.actions(), record.failures());
+            discards.deletedBehindTheOperator(), record.actions(), record.failures(), lateCopiesOfParked.size());
+        keepIds("operator-parked.txt", record.parked());
+        keepIds("operator-discarded.txt", discards.discarded());
+        keepIds("late-copied.txt", delivery.lateCopied());
         // the operator only parks: whatever a relay quarantined counts, even if the operator later requeued it
         quarantined = fleet.quarantinedByRelays(quarantinedIds(database)).size();
         examples.addAll(fleet.statementFailureExamples());
@@ -348,6 +355,21 @@ final class ChaosRun {
       return database.commitRecord().order(connection);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** Writes ids into a file of the run's directory, one a line, for looking into a run afterwards. */
+  private void keepIds(String file, Set<UUID> ids) throws IOException {
+    Files.createDirectories(directory);
+    Files.write(directory.resolve(file), ids.stream().map(UUID::toString).toList(), StandardCharsets.UTF_8);
+  }
+
+  /** Ends the refusal of the refusing destination (deletes its flag file), if it still refuses. */
+  private void recover() {
+    try {
+      Files.deleteIfExists(refuseFlag);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
