@@ -281,6 +281,7 @@ final class ChaosRun {
           quarantined, fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.selfKills, fleet.crashes, abortedCopies, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
           refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1,
+          refusing ? fleet.refusingRefused() : -1,
           bouncer != null ? fleet.statementFailures() : -1, operatorFigures);
       examples.forEach(example -> log("example: " + example));
       log(report.summary());
@@ -854,6 +855,12 @@ final class ChaosRun {
 
     long claimsLost() {
       return relayLogs.stream().mapToLong(this::claimsLostIn).sum();
+    }
+
+    /** @return how many deliveries to the refusing destination the relays refused ({@code REFUSED} lines) */
+    long refusingRefused() {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream()
+          .filter(line -> line.startsWith("REFUSED " + REFUSING_DESTINATION + " ")).count()).sum();
     }
 
     /** @return how often the relays (every incarnation) paused the refusing destination */

@@ -92,7 +92,17 @@ class ChaosSuiteTest {
         .as("delivered after discard: discarded messages that arrived after the operator's discard").isZero();
     soft.assertThat(report.statementFailures())
         .as("claims and completions failing on a prepared statement behind PgBouncer").isZero();
-    soft.assertThat(report.refusingPaused()).as("the one-key destination refusing for 20 s was paused").isPositive();
+    if (report.refusingRefused() < scenario.maxAttempts() && !ChaosScenario.isLong()) {
+      // A precondition, not a promise: on a loaded machine (the database's restart took 10 s in such runs) the relays
+      // may try the one key's head fewer times within the 20 s than a retry budget holds, and nothing then shows an
+      // outage. Its entries must still never be quarantined, which is asserted above.
+      System.out.println("[chaos] one-key destination refused=" + report.refusingRefused() + " < "
+          + scenario.maxAttempts() + " attempts: its outage was barely tried (precondition not reached; its pausing "
+          + "reported, not asserted in the short form)");
+    } else {
+      soft.assertThat(report.refusingPaused()).as("the one-key destination refusing for 20 s (refused %d times) was "
+          + "paused", report.refusingRefused()).isPositive();
+    }
     // preconditions: an operator that did nothing would prove nothing
     soft.assertThat(operator.parked()).as("entries the operator parked").isPositive();
     soft.assertThat(operator.discarded()).as("entries the operator discarded").isPositive();

@@ -2,15 +2,12 @@ package dev.outbox4j.chaos;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.awaitility.Awaitility;
 
 /**
  * PgBouncer (Debian's {@code /usr/sbin/pgbouncer}, 1.18 on the suite's machines) in front of the suite's PostgreSQL
@@ -89,14 +86,7 @@ final class PgBouncer implements AutoCloseable {
       ChildProcesses.Child child = processes.startCommand("pgbouncer", command);
       PgBouncer bouncer = new PgBouncer(directory, port, child);
       try {
-        Awaitility.await("PgBouncer listening on " + port + " (see " + child.log() + ")")
-            .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-            .until(() -> {
-              if (!child.isAlive()) {
-                throw new IllegalStateException("PgBouncer exited at start, see " + child.log());
-              }
-              return accepts(port);
-            });
+        child.awaitListening(port, Duration.ofSeconds(20));
       } catch (RuntimeException e) {
         bouncer.close();
         throw e;
@@ -105,15 +95,6 @@ final class PgBouncer implements AutoCloseable {
     } catch (IOException e) {
       ChaosDatabase.deleteTree(directory);
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static boolean accepts(int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 
