@@ -96,6 +96,18 @@ public abstract class OperatorFaceContract extends OutboxStoreFixture {
     assertThat(ids(store.claim(10, bound, LEASE))).containsExactly(third);
   }
 
+  @Test
+  public final void park_and_requeue_of_a_failed_entry_keep_its_late_copy_bound() {
+    UUID failed = store.enqueue(message("d", "K")).id();
+    Instant bound = failWithLateCopyBound();
+
+    assertThat(store.parkWaiting(WaitingSelector.ofKey("K"), now(), 10)).isEqualTo(1);
+    assertThat(store.requeueAll(QuarantineSelector.ofKey("K"), now(), 10)).isEqualTo(1);
+
+    assertThat(store.claim(10, now(), LEASE)).as("a copy of its last send may still land").isEmpty();
+    assertThat(ids(store.claim(10, bound, LEASE))).containsExactly(failed);
+  }
+
   /**
    * Writes three entries of key {@code K}, quarantines the head after a timed-out send (a late copy may land until
    * {@code now + LATE_COPY}) and renumbers the second after the third, so that {@code seq} order and key order differ.
