@@ -162,12 +162,17 @@ public final class RelayBuilder {
   }
 
   /**
-   * While the transport as a whole is failing, the relay charges no attempt to any entry, pauses, and probes with a
-   * small batch. The pause starts at {@code base}, doubles per failed probe up to {@code cap}, and is drawn between
-   * half and all of that (equal jitter). Postponed entries come back one unjittered step later.
+   * While a destination as a whole is failing, the relay charges no attempt to any of its entries, pauses it, and
+   * probes it with a small batch. The pause starts at {@code base}, doubles per failed probe up to {@code cap}, and is
+   * drawn between half and all of that (equal jitter). Postponed entries come back one unjittered step later.
+   *
+   * <p>The cap is also the window of the outage judgement: a destination that has confirmed nothing for that long while
+   * its deliveries fail is judged down (also when it has a single entry to try), and a failure counts against its
+   * message only while the destination confirmed another message within it (docs/relay.md, "How an outage is told
+   * from poison").
    *
    * @param base the first pause; positive; default 1 s
-   * @param cap the longest pause; at least the base; default 30 s
+   * @param cap the longest pause, and the judgement's window; at least the base; default 30 s
    * @return this builder
    */
   public RelayBuilder withOutageBackoff(Duration base, Duration cap) {

@@ -352,14 +352,13 @@ final class AnswerCollector {
     } else if (outcome instanceof BatchOutcome.Committed) {
       batch.forEach(d -> answer(d, DeliveryOutcome.delivered()));
     } else if (outcome instanceof BatchOutcome.Aborted aborted) {
-      batch.forEach(d -> {
-        d.sendStartedAt = null; // aborted: no copy can land later
-        answer(d, aborted.failure());
-      });
+      abortedByNoMember(batch, aborted.failure());
+    } else if (outcome instanceof BatchOutcome.AbortedBy abortedBy
+        && batch.stream().noneMatch(d -> d.claim.id().equals(abortedBy.culprit()))) {
+      abortedByNoMember(batch, abortedBy.failure());
     } else if (outcome instanceof BatchOutcome.AbortedBy abortedBy) {
-      boolean known = batch.stream().anyMatch(d -> d.claim.id().equals(abortedBy.culprit()));
       for (Delivery delivery : batch) {
-        if (!known || delivery.claim.id().equals(abortedBy.culprit())) {
+        if (delivery.claim.id().equals(abortedBy.culprit())) {
           delivery.sendStartedAt = null;
           answer(delivery, abortedBy.failure());
         } else {
@@ -371,6 +370,26 @@ final class AnswerCollector {
     } else if (outcome instanceof BatchOutcome.InDoubt inDoubt) {
       batch.forEach(d -> inDoubt(d, "outcome unknown: " + inDoubt.reason()));
     }
+  }
+
+  /**
+   * A batch aborted for a reason that is no member's own (the broker, the transaction, a culprit the batch does not
+   * hold): every member fails with a failure of the destination, charged to none of them, so that a retry budget meant
+   * for poison is not spent by the whole batch, and a permanent failure quarantines none of them. A destination that
+   * says it is gone stays so.
+   */
+  private static void abortedByNoMember(List<Delivery> batch, DeliveryOutcome failure) {
+    DeliveryOutcome destinations = failure;
+    if (failure instanceof DeliveryOutcome.Retryable retryable) {
+      destinations = new DeliveryOutcome.Retryable(retryable.reason(), retryable.retryAfter(), true);
+    } else if (failure instanceof DeliveryOutcome.Permanent permanent && !permanent.destinationGone()) {
+      destinations = DeliveryOutcome.unavailable("batch aborted, no single message at fault: " + permanent.reason());
+    }
+    DeliveryOutcome answer = destinations;
+    batch.forEach(d -> {
+      d.sendStartedAt = null; // aborted: no copy can land later
+      answer(d, answer);
+    });
   }
 
   private static void answer(Delivery delivery, DeliveryOutcome outcome) {

@@ -10,12 +10,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -38,15 +36,11 @@ import org.jspecify.annotations.Nullable;
  * uncharged ({@link dev.outbox4j.spi.OutboxStore#postpone}).
  *
  * <h2>How a destination's outage is recognised</h2>
- * After a pass, over the outcomes of that destination's deliveries, it is judged down when
- * <ul>
- *   <li>the transport said so ({@link DeliveryOutcome#unavailable}) and none of its deliveries was confirmed, or
- *   <li>none was confirmed and at least two different entries failed retryably, or
- *   <li>none has been confirmed across passes while {@value #STREAK_ENTRIES} different entries failed retryably in a
- *       row (a trickle of single-entry batches), or
- *   <li>it was already down and this pass confirmed none either.
- * </ul>
- * One confirmation ends its outage. A failure the transport flags as an outage is never charged.
+ * From the evidence of its outcomes across passes, by {@link DestinationHealth}: a destination that confirms nothing
+ * over a window is down, also when only one entry can be tried per pass; one that keeps confirming some messages is not,
+ * and the failures of the others are theirs. A failure neither side can claim yet is charged to nobody and tried again
+ * on the retry policy's schedule. One confirmation ends an outage. A failure the transport flags as an outage is never
+ * charged.
  *
  * <h2>While paused</h2>
  * Its entries that a claim returns are not sent: they are held back, uncharged, for a while longer than the pause
@@ -71,8 +65,6 @@ import org.jspecify.annotations.Nullable;
 final class DestinationGates {
   /** Entries of a paused destination sent by one probe. */
   static final int PROBE_SIZE = 5;
-  /** Different entries failing in a row, with no confirmation, that count as an outage. */
-  static final int STREAK_ENTRIES = 3;
   /** How long the claimed entries of a destination an operator paused are held back: short, so a resume is quick. */
   static final Duration OPERATOR_HOLD_BACK = Duration.ofSeconds(5);
 
@@ -82,13 +74,13 @@ final class DestinationGates {
   private final RandomGenerator random;
   private final Clock clock;
   private final RelayEvents events;
+  private final DestinationHealth health;
   /** Destinations with failures, by name. */
   private final Map<String, Gate> gates = new HashMap<>();
 
   /** One destination's outage state. Guarded by the enclosing instance. */
   private final class Gate {
     final String destination;
-    final Set<UUID> failingInARow = new HashSet<>();
     final RelayLog.Streak log;
     @Nullable Instant pausedSince;
     Instant nextProbeAt = Instant.MIN;
@@ -118,6 +110,7 @@ final class DestinationGates {
     this.random = random;
     this.clock = clock;
     this.events = events;
+    this.health = new DestinationHealth(cap);
   }
 
   /**
@@ -187,32 +180,40 @@ final class DestinationGates {
   }
 
   /**
-   * Judges a finished pass, destination by destination.
+   * Judges a finished pass, destination by destination: resumes those that confirmed a delivery, pauses those whose
+   * failures are an outage.
    *
    * @param confirmed deliveries the transport confirmed in the pass, by destination
    * @param retryable the pass's deliveries that failed retryably, with their outcomes
-   * @return the destinations whose retryable failures are an outage, to be charged to nobody
+   * @return the destinations whose retryable failures are an outage (charged to nobody), and the entries whose failures
+   *     are their own (charged an attempt); any other failure is undecided: charged to nobody, retried on schedule
    */
-  synchronized Set<String> judge(Map<String, Integer> confirmed, List<Failure> retryable) {
+  synchronized DestinationHealth.Verdicts judge(Map<String, Integer> confirmed, List<Failure> retryable) {
     Instant now = clock.instant();
     for (Map.Entry<String, Integer> entry : confirmed.entrySet()) {
       if (entry.getValue() > 0) {
         flowing(entry.getKey(), now);
       }
     }
+    List<DestinationHealth.Failure> evidence = new ArrayList<>(retryable.size());
+    for (Failure failure : retryable) {
+      evidence.add(new DestinationHealth.Failure(failure.entryId(), failure.destination(), failure.firstFailedAt(),
+          failure.outcome().transportUnavailable()));
+    }
+    DestinationHealth.Verdicts verdicts = health.judge(confirmed, evidence, d -> {
+      Gate gate = gates.get(d);
+      return gate != null && gate.paused();
+    }, now);
     Map<String, List<Failure>> byDestination = new LinkedHashMap<>();
     for (Failure failure : retryable) {
-      if (confirmed.getOrDefault(failure.destination(), 0) == 0) {
+      if (verdicts.down().contains(failure.destination())) {
         byDestination.computeIfAbsent(failure.destination(), d -> new ArrayList<>()).add(failure);
       }
     }
-    Set<String> down = new HashSet<>();
     for (Map.Entry<String, List<Failure>> entry : byDestination.entrySet()) {
-      if (judgeFailing(entry.getKey(), entry.getValue(), now)) {
-        down.add(entry.getKey());
-      }
+      outage(entry.getKey(), entry.getValue(), now);
     }
-    return down;
+    return verdicts;
   }
 
   private void flowing(String destination, Instant now) {
@@ -224,21 +225,9 @@ final class DestinationGates {
     }
   }
 
-  private boolean judgeFailing(String destination, List<Failure> failures, Instant now) {
+  /** Pauses a destination judged down, or extends its pause. */
+  private void outage(String destination, List<Failure> failures, Instant now) {
     Gate gate = gates.computeIfAbsent(destination, Gate::new);
-    boolean flagged = false;
-    for (Failure failure : failures) {
-      if (!gate.paused()) {
-        gate.failingInARow.add(failure.entryId()); // not while paused: the set would grow with the backlog
-      }
-      flagged |= failure.outcome().transportUnavailable();
-    }
-    boolean outage = gate.paused() || flagged || failures.size() >= 2
-        || gate.failingInARow.size() >= STREAK_ENTRIES;
-    if (!outage) {
-      return false;
-    }
-    gate.failingInARow.clear();
     gate.lastError = failures.get(0).outcome().reason();
     boolean pausing = !gate.paused();
     if (pausing) {
@@ -252,7 +241,6 @@ final class DestinationGates {
       DestinationStatus status = statusOf(gate);
       events.emit(l -> l.onDestinationPaused(status));
     }
-    return true;
   }
 
   /**
@@ -338,7 +326,9 @@ final class DestinationGates {
    *
    * @param entryId the entry
    * @param destination its destination
+   * @param firstFailedAt the entry's first charged failure, if any
    * @param outcome what the transport answered (or the relay concluded)
    */
-  record Failure(UUID entryId, String destination, DeliveryOutcome.Retryable outcome) {}
+  record Failure(UUID entryId, String destination, @Nullable Instant firstFailedAt,
+      DeliveryOutcome.Retryable outcome) {}
 }

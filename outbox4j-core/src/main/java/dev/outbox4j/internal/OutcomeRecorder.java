@@ -33,9 +33,11 @@ import java.util.function.Supplier;
  *   <li><b>Each other outcome on its own.</b> A failure while recording one entry's failure (a value the store cannot
  *       hold, a constraint) is reported and the others are still recorded. Three store failures in a row mean the
  *       store itself is failing: the rest are left claimed for their leases to hand on, and the exception goes up.
- *   <li><b>Retryable failures wait for the end of the pass</b>, so the {@link DestinationGates} can judge them together,
- *       destination by destination: an outage of a destination is charged to no entry ({@link OutboxStore#postpone}); a failure of one message is charged an attempt
- *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up.
+ *   <li><b>Retryable failures wait for the end of the pass</b>, so the {@link DestinationGates} can judge them together
+ *       with the evidence of earlier passes ({@link DestinationHealth}): an outage of a destination is charged to no
+ *       entry ({@link OutboxStore#postpone}); a failure of one message is charged an attempt
+ *       ({@link OutboxStore#markFailed}), or quarantines the entry once the retry policy gives up; a failure not yet
+ *       shown to be either is charged to nobody and tried again after the retry policy's next delay.
  *   <li><b>A late copy never overtakes.</b> A retryable failure (a timeout above all) may leave a copy of the send on
  *       its way until the transport's {@code maxAnswerTime} after the send began; the entry is not claimable before
  *       then, so nobody can send the key's next message ahead of that copy. A quarantine passes the same bound to the
@@ -135,19 +137,22 @@ final class OutcomeRecorder {
     List<DestinationGates.Failure> failures = new ArrayList<>();
     for (Delivery delivery : outcomes.retryable) {
       failures.add(new DestinationGates.Failure(delivery.claim.id(), delivery.claim.message().destination(),
-          retryableOutcome(delivery)));
+          delivery.claim.entry().firstFailedAt(), retryableOutcome(delivery)));
     }
-    Set<String> down = gates.judge(outcomes.confirmed, failures);
+    DestinationHealth.Verdicts verdicts = gates.judge(outcomes.confirmed, failures);
     Instant now = settings.clock().instant();
     RelayResult result = RelayResult.EMPTY;
     for (int i = 0; i < failures.size(); i++) {
       Delivery delivery = outcomes.retryable.get(i);
       DestinationGates.Failure failure = failures.get(i);
-      if (down.contains(failure.destination()) || failure.outcome().transportUnavailable()) {
+      if (verdicts.down().contains(failure.destination()) || failure.outcome().transportUnavailable()) {
         Instant until = gates.outageUntil(failure.destination(), now);
         result = result.plus(isolated(outcomes, delivery.claim, () -> postpone(delivery, failure.outcome(), until)));
-      } else {
+      } else if (verdicts.charged().contains(failure.entryId())) {
         result = result.plus(isolated(outcomes, delivery.claim, () -> charge(delivery, failure.outcome())));
+      } else {
+        Instant until = now.plus(retryDelay(delivery.claim.entry().attempts() + 1, failure.outcome()));
+        result = result.plus(isolated(outcomes, delivery.claim, () -> postpone(delivery, failure.outcome(), until)));
       }
     }
     return result;
@@ -244,6 +249,22 @@ final class OutcomeRecorder {
       return quarantine(delivery,
           QuarantineReason.retriesExhausted(truncate(gaveUp(attempts, failingFor, policy, outcome.reason()))));
     }
+    Instant next = notBeforeLateCopies(delivery, now.plus(retryDelay(attempts, outcome)));
+    String error = truncate(outcome.reason());
+    if (store.markFailed(claim, error, next)) {
+      events.emit(l -> l.onFailed(entry, error, next));
+      return new RelayResult(0, 0, 0, 1, 0, 0, 0);
+    }
+    events.emit(l -> l.onClaimLost(entry));
+    return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+  }
+
+  /**
+   * @return the retry policy's delay after the given attempt, or the delay the other side asked for when that is longer
+   *     (capped at the policy's cap)
+   */
+  private Duration retryDelay(int attempts, DeliveryOutcome.Retryable outcome) {
+    RetryPolicy policy = settings.retryPolicy();
     Duration delay = policy.delayAfter(attempts, settings.random().nextDouble());
     Duration requested = outcome.retryAfter();
     if (requested != null) {
@@ -252,14 +273,7 @@ final class OutcomeRecorder {
         delay = capped;
       }
     }
-    Instant next = notBeforeLateCopies(delivery, now.plus(delay));
-    String error = truncate(outcome.reason());
-    if (store.markFailed(claim, error, next)) {
-      events.emit(l -> l.onFailed(entry, error, next));
-      return new RelayResult(0, 0, 0, 1, 0, 0, 0);
-    }
-    events.emit(l -> l.onClaimLost(entry));
-    return new RelayResult(0, 0, 0, 0, 0, 0, 1);
+    return delay;
   }
 
   /**

@@ -15,7 +15,8 @@ public sealed interface BatchOutcome {
 
   /**
    * @param failure what failed, for every message of the batch (a broker outage, a failed commit)
-   * @return none landed, for a reason that is no single message's; each message's entry gets {@code failure}
+   * @return none landed, for a reason that is no single message's: the relay treats {@code failure} as a failure of the
+   *     destination, charged to no entry (a permanent one included), unless it says the destination is gone
    */
   static BatchOutcome aborted(DeliveryOutcome failure) {
     return new Aborted(failure);
@@ -24,7 +25,8 @@ public sealed interface BatchOutcome {
   /**
    * @param culprit the id of the message whose send failed
    * @param failure its failure, never {@link DeliveryOutcome#delivered()}
-   * @return none landed because of one message: its entry gets {@code failure}, the others go back uncharged
+   * @return none landed because of one message: its entry gets {@code failure}, the others go back uncharged; a culprit
+   *     that is not in the batch makes this an {@link #aborted} batch, charged to none
    */
   static BatchOutcome abortedBy(UUID culprit, DeliveryOutcome failure) {
     return new AbortedBy(culprit, failure);

@@ -12,8 +12,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A retryable failure either concerns this message alone (the relay charges it an attempt) or says that the
  * transport as a whole is unavailable ({@link #unavailable}: broker down, connection lost, resource alarm). The relay
  * never charges an attempt for an outage: it pauses delivery, probes with a small batch, and carries on when the
- * transport answers again. The relay also recognises an outage by itself (a whole batch failing retryably, or
- * consecutive retryable failures of different entries), so saying so is a help, not a duty.
+ * transport answers again. The relay also recognises an outage by itself (a destination that confirms nothing while
+ * its deliveries fail), and charges a plain retryable failure only when the destination is seen taking other
+ * messages, so saying so is a help, not a duty. A status a server also uses for single messages (HTTP 503) is better
+ * left plain retryable: the confirmations decide.
  *
  * <p>Immutable and thread-safe.
  */

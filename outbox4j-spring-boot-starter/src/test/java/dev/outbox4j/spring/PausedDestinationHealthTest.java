@@ -87,8 +87,10 @@ class PausedDestinationHealthTest {
       assertThat(health.health(true).getDetails()).doesNotContainKey("pausedDestinations");
 
       for (int i = 0; i < 3; i++) {
-        write(store, "erp", "e" + i);
         write(store, "crm", "c" + i);
+      }
+      for (int i = 0; i < 20; i++) {
+        write(store, "erp", "e" + i);
       }
       relay.wakeUp();
       await().atMost(Duration.ofSeconds(20)).until(() -> !relay.pausedDestinations().isEmpty()
@@ -122,8 +124,9 @@ class PausedDestinationHealthTest {
       OutboxHealthIndicator health = context.getBean(OutboxHealthIndicator.class);
       assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
 
-      write(store, "erp", "a");
-      write(store, "erp", "b");
+      for (int i = 0; i < 20; i++) { // twenty different entries failing with nothing confirmed: judged down at once
+        write(store, "erp", "x" + i);
+      }
       relay.wakeUp();
       await().atMost(Duration.ofSeconds(20)).until(() -> health.health(true).getStatus(),
           Status.OUT_OF_SERVICE::equals);

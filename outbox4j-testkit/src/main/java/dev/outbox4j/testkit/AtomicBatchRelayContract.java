@@ -185,6 +185,49 @@ public abstract class AtomicBatchRelayContract {
   }
 
   @Test
+  public final void a_batch_aborted_by_a_culprit_it_does_not_hold_charges_none_of_its_members() {
+    write("ledger", "warm-up", "w");
+    AtomicTestTransport transport = new AtomicTestTransport(ATOMIC);
+    Relay relay = relay(transport, 100);
+    relay.flush();
+    UUID a0 = write("ledger", "a", "a0");
+    UUID a1 = write("ledger", "a", "a1");
+    UUID b0 = write("ledger", "b", "b0");
+    transport.thenBatch(false, batch -> BatchOutcome.abortedBy(UUID.randomUUID(),
+        DeliveryOutcome.permanent("record too large")));
+
+    RelayResult aborted = relay.flush();
+
+    assertThat(aborted.quarantined() + aborted.failed()).as("no member is at fault").isZero();
+    for (UUID id : List.of(a0, a1, b0)) {
+      OutboxEntry entry = store.find(id).orElseThrow();
+      assertThat(entry.attempts()).isZero();
+      assertThat(entry.status()).isNotEqualTo(EntryStatus.QUARANTINED);
+    }
+    clock.advance(Duration.ofMinutes(5));
+    relay.drain(10);
+    assertThat(byKey(transport.landed()).get("a")).containsExactly("a0", "a1");
+    assertThat(byKey(transport.landed()).get("b")).containsExactly("b0");
+  }
+
+  @Test
+  public final void a_batch_aborted_for_no_member_s_fault_charges_none_of_them() {
+    write("ledger", "warm-up", "w");
+    AtomicTestTransport transport = new AtomicTestTransport(ATOMIC);
+    Relay relay = relay(transport, 100);
+    relay.flush();
+    UUID a0 = write("ledger", "a", "a0");
+    transport.thenBatch(false, batch -> BatchOutcome.aborted(DeliveryOutcome.retryable("transaction timed out")));
+
+    relay.flush();
+
+    assertThat(store.find(a0).orElseThrow().attempts()).as("a lone member is no more at fault").isZero();
+    clock.advance(Duration.ofMinutes(5));
+    relay.drain(10);
+    assertThat(byKey(transport.landed()).get("a")).containsExactly("a0");
+  }
+
+  @Test
   public final void a_batch_refused_whole_goes_back_uncharged_and_lands_later() {
     write("ledger", "warm-up", "w");
     AtomicTestTransport transport = new AtomicTestTransport(ATOMIC);

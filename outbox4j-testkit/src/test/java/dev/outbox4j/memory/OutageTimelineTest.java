@@ -9,9 +9,6 @@ import dev.outbox4j.RelayListener;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.testkit.SettableClock;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -102,12 +99,7 @@ class OutageTimelineTest {
     assertThat(store.stats(clock.instant()).pending()).as("everything drained").isLessThan(2L * PER_SECOND);
 
     String svg = svg(ordersDelivered, erpDelivered, probes, pauses.get(0));
-    Path target = Path.of("target", "outage-timeline.svg");
-    Files.createDirectories(target.getParent());
-    Files.writeString(target, svg, StandardCharsets.UTF_8);
-    if (Boolean.getBoolean("docs.images")) {
-      Files.writeString(Path.of("..", "docs", "images", "outage-timeline.svg"), svg, StandardCharsets.UTF_8);
-    }
+    DocsImages.write("outage-timeline.svg", svg);
   }
 
   private static double seconds(Instant start, Instant at) {

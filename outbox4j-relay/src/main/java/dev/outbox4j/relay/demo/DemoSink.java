@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  * Standard Webhooks signature verifies with the specification's reference library ({@code com.standardwebhooks}, which
  * also refuses a timestamp more than five minutes off), as any receiver would check it; it counts duplicates by message id (delivery is at-least-once) and
  * checks that each order's events arrive in order. {@link #refusing()} is the legacy ERP: it takes invoices under
- * {@value #ERP_LIMIT} and answers 503 to larger ones. That is a failure of single messages, not an outage (the ERP
- * confirms the others), so those entries run out of attempts and show up in quarantine while the rest flow.
+ * {@value #ERP_LIMIT} and answers 503 to larger ones. That is a failure of single messages, not an outage: the ERP
+ * keeps confirming the others, so the relay never pauses it and charges each refused invoice an attempt, and those
+ * entries run out of their attempts and show up in quarantine while the rest flow.
  *
  * <p>Thread-safe.
  */

@@ -96,7 +96,9 @@ class MetricsDocAlertsTest {
         String base = runtime.baseUrl();
         PlainSqlRows.insert(url, "alerts_outbox", "unrouted", "order-", 1, 1, 0, false); // a head no transport takes
         PlainSqlRows.insert(url, "alerts_outbox", "orders", "order-", 1, 5, 1, false); // blocked behind it
-        PlainSqlRows.insert(url, "alerts_outbox", "erp", "invoice-", 2, 3, 0, false); // refused: erp pauses
+        // refused: erp pauses once twenty different entries failed with nothing confirmed (the relay's clock stands
+        // still here, so the other rule, nothing confirmed for the window, never comes due)
+        PlainSqlRows.insert(url, "alerts_outbox", "erp", "invoice-", 20, 1, 0, false);
         await().atMost(Duration.ofSeconds(30)).until(() -> !runtime.relay().pausedDestinations().isEmpty()
             && get(base + "/api/status").contains("\"blocked\":5,"));
 

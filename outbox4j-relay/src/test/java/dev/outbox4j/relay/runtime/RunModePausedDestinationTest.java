@@ -71,7 +71,9 @@ class RunModePausedDestinationTest {
         PlainSqlRows.insert(url, "paused_outbox", "erp", "invoice-", 3, 5, 0, false);
         PlainSqlRows.insert(url, "paused_outbox", "orders", 3, 10, 0, false);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> webhook.received().size() >= 30
+        // erp has three keys, so three entries to try at a time: it is judged down once it has confirmed nothing for
+        // the window (30 s) while failing
+        await().atMost(Duration.ofSeconds(90)).until(() -> webhook.received().size() >= 30
             && !runtime.relay().pausedDestinations().isEmpty());
         PlainSqlRows.assertKeyOrder(webhook.received(), 3, 10);
         assertThat(webhook.refusals()).isPositive();
@@ -132,8 +134,8 @@ class RunModePausedDestinationTest {
       try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
         assertThat(runtime.config().server().failReadinessWhenDegraded()).isTrue();
         PlainSqlRows.insert(url, "strict_outbox", "erp", "invoice-", 3, 2, 0, false);
-        await().atMost(Duration.ofSeconds(30)).until(() -> get(runtime.baseUrl() + "/health/ready").statusCode()
-            == 503);
+        await().atMost(Duration.ofSeconds(90)).until(() -> get(runtime.baseUrl() + "/health/ready").statusCode()
+            == 503); // judged down once it has confirmed nothing for the window (30 s)
         assertThat(get(runtime.baseUrl() + "/health/ready").body()).contains("\"status\":\"DEGRADED\"", "erp");
         assertThat(get(runtime.baseUrl() + "/health/live").statusCode()).isEqualTo(200);
       }
