@@ -106,7 +106,7 @@ public final class RelayRuntime implements AutoCloseable {
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
             relay::pausedDestinations, routes(config), config.server().failReadinessWhenDegraded(),
-            extras.counters(), extras.handlers(), clock);
+            extras.counters(), extras.handlers(), clock, config.server().allowedHosts());
         closeables.push(dashboard);
       } else {
         dashboard = null;
