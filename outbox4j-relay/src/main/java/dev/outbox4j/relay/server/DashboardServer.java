@@ -91,11 +91,13 @@ public final class DashboardServer implements AutoCloseable {
    * @param clock the time of requeues
    * @param allowedHosts host names answered besides IP addresses, {@code localhost} and the bound address
    *     ({@code server.allowed-hosts}); a request naming another in its {@code Host} header is answered 421
+   * @param doctor runs the doctor's checks and answers their JSON form, for {@code GET /api/doctor} (admin token)
    */
   public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
       AdminToken token, boolean showPayloads, Supplier<List<DestinationStatus>> pausedDestinations,
       Map<String, String> routes, boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
-      Map<String, HttpHandler> extraHandlers, Clock clock, List<String> allowedHosts) {
+      Map<String, HttpHandler> extraHandlers, Clock clock, List<String> allowedHosts,
+      Supplier<Map<String, Object>> doctor) {
     this.server = server;
     this.store = store;
     this.sampler = sampler;
@@ -124,6 +126,7 @@ public final class DashboardServer implements AutoCloseable {
     server.createContext("/api/actions/", guarded(exchange -> operator.serve(exchange, operator::action)));
     server.createContext("/api/audit", guarded(exchange -> operator.serve(exchange, operator::audit)));
     server.createContext("/api/pauses", guarded(exchange -> operator.serve(exchange, operator::pauses)));
+    server.createContext("/api/doctor", guarded(new DoctorEndpoint(token, doctor)::serve));
     server.createContext("/metrics", guarded(this::metrics));
     server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
         "{\"status\":\"UP\"}")));

@@ -193,6 +193,19 @@ class DashboardServerTest {
     }
   }
 
+  @Test
+  void the_doctor_answers_only_with_the_admin_token_since_it_shows_the_databases_settings() throws IOException {
+    try (RelayRuntime runtime = RelayRuntime.start(config("jdbc:h2:file:" + dir.resolve("db"), ""))) {
+      String doctor = runtime.baseUrl() + "/api/doctor";
+      assertThat(Http.get(doctor).statusCode()).isEqualTo(401);
+
+      HttpResponse<String> answer = Http.send(doctor, "Bearer " + TOKEN);
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(answer.body()).contains("\"unsafe\":false", "\"check\":\"schema\"", "\"level\":\"OK\"",
+          "\"check\":\"isolation\"");
+    }
+  }
+
   private static RelayConfig allowing(RelayConfig config, String host) {
     RelayConfig.Server s = config.server();
     return new RelayConfig(config.source(), config.database(), config.relay(), config.retry(),
