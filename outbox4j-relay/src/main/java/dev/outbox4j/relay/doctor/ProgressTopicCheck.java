@@ -6,15 +6,16 @@ import java.util.List;
 
 /**
  * Checks the progress topic of a Kafka transport in the transactional mode ({@code transactions.enabled}): its
- * {@code retention.ms} against the lease and its {@code cleanup.policy}. The Kafka transport checks an existing topic
- * itself at start; this interface is where the doctor reports it.
+ * {@code retention.ms} against the lease and its {@code cleanup.policy}. The doctor itself does not connect to Kafka
+ * ({@link #NOT_CHECKED}); a check that asks the cluster (Kafka's Admin client) plugs in here.
  */
 @FunctionalInterface
 public interface ProgressTopicCheck {
-  /** Reports the topic as not checked by the doctor (the transport checks it when it starts). */
+  /** Reports the topic as not checked: the doctor does not connect to Kafka. */
   ProgressTopicCheck NOT_CHECKED = transport -> List.of(Finding.info("kafka-progress-topic", "transport '"
-      + transport.name() + "': the progress topic's retention.ms and cleanup.policy are not checked by the doctor",
-      "the Kafka transport checks them when the relay starts; see docs/transport-kafka.md"));
+      + transport.name() + "': not checked: the doctor does not connect to Kafka to read the progress topic's"
+      + " retention.ms and cleanup.policy", "compare them with docs/transport-kafka.md (kafka-configs --describe"
+      + " --topic <progress topic>)"));
 
   /**
    * @param transport a Kafka transport with {@code transactions.enabled: true}

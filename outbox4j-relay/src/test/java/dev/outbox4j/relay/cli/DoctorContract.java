@@ -135,18 +135,21 @@ abstract class DoctorContract {
   }
 
   @Test
-  void tls_that_verifies_nothing_and_a_server_open_beyond_this_host_without_tls_are_unsafe() throws IOException {
+  void tls_that_verifies_nothing_and_a_server_open_beyond_this_host_without_tls_are_unsafe_and_kafka_is_not_checked() throws IOException {
     Path file = config(url(), prefix, "server:\n  bind: 0.0.0.0\n"
         + "transports:\n"
         + "  bus:\n    type: nats\n    servers: opentls://nats.example:4222\n"
         + "  hooks:\n    type: http\n    signing-secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
         + "    endpoint.partner: http://partner.example/in\n"
-        + "destinations:\n  orders: bus\n  partner: hooks\n");
+        + "  events:\n    type: kafka\n    bootstrap.servers: 127.0.0.1:9\n    transactions.enabled: true\n"
+        + "destinations:\n  orders: bus\n  partner: hooks\n  ledger: events\n");
     CliRun run = CliRun.of("doctor", "--config", file.toString(), "--json");
 
     assertThat(run.code()).as(run.err()).isEqualTo(1);
     String tls = JSON.readTree(run.out()).get("findings").findValuesAsText("found").toString();
     assertThat(tls).contains("opentls://", "signed webhooks for 'partner' over plain http://",
         "listens on 0.0.0.0 without TLS").doesNotContain("whsec_");
+    assertThat(finding(run, "kafka-progress-topic", "INFO").get("found").asText()).contains("transport 'events'",
+        "not checked");
   }
 }
