@@ -68,8 +68,10 @@ public final class DatabaseDoctor {
     findings.addAll(guarded("isolation", () -> List.of(this.<Finding>withConnection(dialect::isolation))));
     findings.addAll(guarded("commit-durability", () -> withConnection(dialect::durability)));
     findings.addAll(guarded("pooler", () -> PoolerCheck.run(exam, dialect)));
-    findings.addAll(guarded("sequence-cache", () -> List.of(this.<Finding>withConnection(c -> dialect.sequenceCache(c, exam)))));
-    findings.addAll(guarded("idle-timeout", () -> List.of(this.<Finding>withConnection(c -> dialect.idleTimeout(c, exam)))));
+    findings.addAll(guarded("sequence-cache",
+        () -> List.of(this.<Finding>withConnection(c -> dialect.sequenceCache(c, exam)))));
+    findings.addAll(guarded("idle-timeout",
+        () -> List.of(this.<Finding>withConnection(c -> dialect.idleTimeout(c, exam)))));
     findings.addAll(guarded("clock-skew", () -> List.of(ClockSkewCheck.run(exam, dialect))));
     findings.addAll(guarded("schema", () -> List.of(SchemaVersionCheck.run(exam))));
     return new DoctorReport(database, findings);

@@ -34,7 +34,8 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>Reads ({@code GET}) are open to whoever can reach the address, which is 127.0.0.1 unless configured otherwise,
  *       and who names it by an IP address, {@code localhost} or a name in {@code server.allowed-hosts}: any other
- *       {@code Host} is answered 421, so a DNS-rebinding page in an operator's browser reads nothing ({@link HostCheck}).
+ *       {@code Host} is answered 421, so a DNS-rebinding page in an operator's browser reads nothing
+ *       ({@link HostCheck}).
  *       Actions that change the outbox or a destination ({@code POST /api/actions/...}, {@code /api/entries/...}) need
  *       the admin token as a bearer header: none is 401, a wrong one 403, and neither touches the store. Each is asked
  *       for its count first and applied only with the count the operator confirmed, and is recorded in the audit

@@ -135,7 +135,8 @@ abstract class DoctorContract {
   }
 
   @Test
-  void tls_that_verifies_nothing_and_a_server_open_beyond_this_host_without_tls_are_unsafe_and_kafka_is_not_checked() throws IOException {
+  void tls_that_verifies_nothing_and_a_server_open_beyond_this_host_without_tls_are_unsafe_and_kafka_is_not_checked()
+      throws IOException {
     Path file = config(url(), prefix, "server:\n  bind: 0.0.0.0\n"
         + "transports:\n"
         + "  bus:\n    type: nats\n    servers: opentls://nats.example:4222\n"
