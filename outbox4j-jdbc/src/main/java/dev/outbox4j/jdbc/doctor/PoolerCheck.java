@@ -19,13 +19,14 @@ import java.util.regex.Pattern;
  * database), so the check watches what the server says about the session running each statement:
  * <ol>
  *   <li>Two connections, A and B, are held at once and each asks for its server session's id (PostgreSQL's backend
- *       pid, MariaDB's connection id) twice, in separate transactions, alternately; then A holds a transaction open
- *       while B asks once more. A direct connection, or a pooler in session mode, keeps one server session per client
- *       connection: A's ids are all one, B's all another. A transaction (or statement) pooler hands server sessions
- *       out per transaction: a connection's id changes between its transactions, or A and B run on the same server
- *       session, which this check then reports as a transaction pooler. A pool with a spare idle server session
- *       for every client can hide one from this probe (each client got "its" session by chance); the port check
- *       below may still see it.
+ *       pid, MariaDB's connection id) twice, in separate transactions, alternately (A, B, A, B). A direct connection,
+ *       or a pooler in session mode, keeps one server session per client connection: A's ids are one, B's another. A
+ *       transaction (or statement) pooler hands server sessions out per transaction: a connection's id changes
+ *       between its transactions, or A and B run on the same server session (PgBouncer hands out the server
+ *       connection released last, so B's first statement runs where A's just did), which this check then reports as
+ *       a transaction pooler. A pooler that happened to keep giving each client the same server session for these
+ *       four statements goes unseen; the port check below may still see it. No transaction is held open meanwhile,
+ *       so a pooler with a single server connection answers every statement at once.
  *   <li>The port the URL names is compared with the port the server says it listens on: when they differ, something
  *       forwards the connection (a pooler in session mode, a proxy, a port mapping).
  * </ol>
@@ -50,14 +51,6 @@ final class PoolerCheck {
       for (int i = 0; i < 2; i++) {
         aIds.add(sessionId(a, dialect));
         bIds.add(sessionId(b, dialect));
-      }
-      a.setAutoCommit(false);
-      try {
-        aIds.add(sessionId(a, dialect));
-        bIds.add(sessionId(b, dialect));
-      } finally {
-        a.rollback();
-        a.setAutoCommit(true);
       }
       transactionPooling = aIds.stream().distinct().count() > 1 || bIds.stream().distinct().count() > 1
           || aIds.stream().anyMatch(bIds::contains);
