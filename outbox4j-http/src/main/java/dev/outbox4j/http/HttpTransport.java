@@ -233,7 +233,7 @@ public final class HttpTransport implements Transport {
     }
     CompletableFuture<HttpResponse<Void>> sending = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
     return sending
-        .handle((response, error) -> error != null ? classify(error) : classify(response))
+        .handle((response, error) -> error != null ? classify(error, endpoint) : classify(response))
         .completeOnTimeout(DeliveryOutcome.retryable("no response within " + maxAnswerTime
             + " (connect + request timeout); the request was cancelled"), maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS)
         .whenComplete((outcome, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
@@ -288,7 +288,7 @@ public final class HttpTransport implements Transport {
     if (status >= 200 && status < 300) {
       return DeliveryOutcome.delivered();
     }
-    String reason = "HTTP " + status + " from " + response.uri();
+    String reason = "HTTP " + status + " from " + ShownUri.of(response.uri());
     if (status == 401) {
       // the endpoint refused our credentials: every message to it would fail alike, so this is an outage
       return DeliveryOutcome.unavailable(reason + " (credentials refused)");
@@ -304,21 +304,25 @@ public final class HttpTransport implements Transport {
     return DeliveryOutcome.permanent(reason);
   }
 
-  private static DeliveryOutcome classify(Throwable error) {
+  /** A failure without a response; the client's text is scrubbed of the endpoint's query and user information. */
+  private static DeliveryOutcome classify(Throwable error, URI endpoint) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    String text = ShownUri.scrub(String.valueOf(cause), endpoint);
     if (cause instanceof HttpConnectTimeoutException) {
-      return DeliveryOutcome.unavailable("connect timed out: " + cause.getMessage());
+      return DeliveryOutcome.unavailable("connect timed out: " + ShownUri.scrub(String.valueOf(cause.getMessage()),
+          endpoint));
     }
     if (cause instanceof HttpTimeoutException) {
-      return DeliveryOutcome.retryable("no response within the request timeout: " + cause.getMessage());
+      return DeliveryOutcome.retryable("no response within the request timeout: "
+          + ShownUri.scrub(String.valueOf(cause.getMessage()), endpoint));
     }
     if (cause instanceof ConnectException) {
-      return DeliveryOutcome.unavailable("connection refused or unreachable: " + cause);
+      return DeliveryOutcome.unavailable("connection refused or unreachable: " + text);
     }
     if (cause instanceof IOException) {
-      return DeliveryOutcome.unavailable("connection lost before a response: " + cause);
+      return DeliveryOutcome.unavailable("connection lost before a response: " + text);
     }
-    return DeliveryOutcome.retryable("request failed: " + cause);
+    return DeliveryOutcome.retryable("request failed: " + text);
   }
 
   /**

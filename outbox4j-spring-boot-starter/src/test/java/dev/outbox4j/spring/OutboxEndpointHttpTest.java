@@ -93,6 +93,16 @@ class OutboxEndpointHttpTest {
   }
 
   @Test
+  void the_doctor_view_reports_each_database_check_with_its_level_and_fix() {
+    HttpResponse<String> doctor = send("GET", "/doctor", null);
+
+    assertThat(doctor.statusCode()).as(doctor.body()).isEqualTo(200);
+    assertThat(doctor.body()).contains("\"database\":\"H2 ", "\"findings\":[", "\"check\":\"isolation\"",
+        "\"check\":\"schema\"", "\"level\":\"OK\"", "\"fix\":");
+    assertThat(field(doctor.body(), "level")).isIn("OK", "INFO");
+  }
+
+  @Test
   void a_malformed_id_an_unknown_action_and_an_unknown_view_are_answered_400() {
     int recorded = store.operatorActions(1000).size();
     HttpResponse<String> requeue = send("POST", "/not-a-uuid", "{}");

@@ -25,7 +25,8 @@ import picocli.CommandLine.ScopeType;
         "2:wrong command line (unknown command or option, malformed argument)",
         "3:wrong configuration (unknown key, wrong type, missing value); nothing was changed",
         "4:nothing matched: some entries named are not quarantined (the others were handled), no waiting entry"
-            + " matched, or the destination is not paused"},
+            + " matched, or the destination is not paused",
+        "doctor:0 nothing UNSAFE, 1 something UNSAFE, 2 the database cannot be reached"},
     commandListHeading = "%nCommands:%n",
     footer = {"", "Every command takes --help. Configuration reference: docs/relay-app.md."})
 public final class Commands implements Runnable {
@@ -58,6 +59,7 @@ public final class Commands implements Runnable {
     line.addSubcommand(new PauseCommand.Resume(context));
     line.addSubcommand(new PurgeCommand(context));
     line.addSubcommand(new AuditCommand(context));
+    line.addSubcommand(new DoctorCommand(context));
     line.setOut(context.out());
     line.setErr(context.err());
     line.setCaseInsensitiveEnumValuesAllowed(true);

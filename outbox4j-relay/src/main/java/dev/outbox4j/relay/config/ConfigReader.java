@@ -83,6 +83,7 @@ public final class ConfigReader {
     keys.put("server.admin-token", "");
     keys.put("server.admin-token-name", RelayConfig.Server.DEFAULT_ADMIN_TOKEN_NAME);
     keys.put("server.show-payloads", "false");
+    keys.put("server.allowed-hosts", "");
     keys.put("server.tls.certificate", "");
     keys.put("server.tls.key", "");
     keys.put("server.tls.key-store", "");
@@ -114,6 +115,11 @@ public final class ConfigReader {
     applyEnvironment(values, environment);
     SecretFiles.resolve(values);
     return new Typed(file == null ? "command line" : file.toString(), values).config();
+  }
+
+  /** A list value: YAML list items, or one text with items separated by commas. */
+  private static List<String> list(String text) {
+    return Arrays.stream(text.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
   }
 
   private static void applyEnvironment(Map<String, ConfigValue> values, Map<String, String> environment) {
@@ -236,7 +242,8 @@ public final class ConfigReader {
           bool("server.show-payloads"),
           bool("health.fail-readiness-when-degraded"),
           text("server.admin-token-name"),
-          serverTls());
+          serverTls(),
+          optional("server.allowed-hosts").map(ConfigReader::list).orElse(List.of()));
       if (!TOKEN_NAME.matcher(server.adminTokenName()).matches()) {
         throw new ConfigException("server.admin-token-name", "must be 1 to 64 letters, digits or . _ @ -, was '"
             + server.adminTokenName() + "'", origin("server.admin-token-name"));

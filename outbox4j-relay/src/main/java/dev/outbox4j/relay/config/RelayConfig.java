@@ -4,6 +4,7 @@ import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.spi.TlsSettings;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -199,9 +200,12 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    *     paused (key {@code health.fail-readiness-when-degraded})
    * @param adminTokenName who acts with the admin token, as the audit log of operator actions names them (key
    *     {@code server.admin-token-name}, default {@value #DEFAULT_ADMIN_TOKEN_NAME})
+   * @param tls the server's certificate and key, or {@code null} for plain HTTP
+   * @param allowedHosts host names besides IP addresses, {@code localhost} and {@code bind} that requests may carry in
+   *     their {@code Host} header (key {@code server.allowed-hosts}); others are answered 421
    */
   public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
-      boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls) {
+      boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls, List<String> allowedHosts) {
     /** The admin token's name when none is configured. */
     public static final String DEFAULT_ADMIN_TOKEN_NAME = "admin";
 
@@ -209,6 +213,24 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Server {
       Objects.requireNonNull(bind, "bind");
       Objects.requireNonNull(adminTokenName, "adminTokenName");
+      allowedHosts = List.copyOf(allowedHosts);
+    }
+
+    /**
+     * No host names allowed besides IP addresses, {@code localhost} and {@code bind}.
+     *
+     * @param enabled whether the dashboard, metrics and health endpoints are served
+     * @param bind the address to listen on
+     * @param port the port; 0 picks a free one
+     * @param adminToken the token admin actions need, or {@code null} to generate one at start
+     * @param showPayloads whether the dashboard shows payloads
+     * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 while a destination is paused
+     * @param adminTokenName the admin token's name
+     * @param tls the server's certificate and key, or {@code null} for plain HTTP
+     */
+    public Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
+        boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls) {
+      this(enabled, bind, port, adminToken, showPayloads, failReadinessWhenDegraded, adminTokenName, tls, List.of());
     }
 
     /**
@@ -266,7 +288,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
       return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
           + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads
           + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + ", adminTokenName=" + adminTokenName
-          + ", tls=" + tls + "}";
+          + ", tls=" + tls + ", allowedHosts=" + allowedHosts + "}";
     }
   }
 

@@ -13,6 +13,8 @@ import dev.outbox4j.micrometer.OutboxMetrics;
 import dev.outbox4j.relay.config.ConfigException;
 import dev.outbox4j.relay.config.RelayAssembly;
 import dev.outbox4j.relay.config.RelayConfig;
+import dev.outbox4j.relay.doctor.DoctorOutput;
+import dev.outbox4j.relay.doctor.RelayDoctor;
 import dev.outbox4j.relay.server.AdminToken;
 import dev.outbox4j.relay.server.DashboardServer;
 import io.micrometer.core.instrument.Counter;
@@ -83,6 +85,7 @@ public final class RelayRuntime implements AutoCloseable {
       if (config.database().migrate()) {
         store.migrate();
       }
+      logDoctorFindings(config, pool, clock);
       RoutingTransport transport = RelayAssembly.transport(config);
       closeables.push(transport);
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -106,7 +109,9 @@ public final class RelayRuntime implements AutoCloseable {
       if (server != null) {
         dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
             relay::pausedDestinations, routes(config), config.server().failReadinessWhenDegraded(),
-            extras.counters(), extras.handlers(), clock);
+            extras.counters(), extras.handlers(), clock, config.server().allowedHosts(),
+            () -> DoctorOutput.json(RelayDoctor.examine(config, pool, clock), config.database().displayUrl(),
+                RelayDoctor.lease(config)));
         closeables.push(dashboard);
       } else {
         dashboard = null;
@@ -129,6 +134,19 @@ public final class RelayRuntime implements AutoCloseable {
         server.stop(0);
       }
       throw e;
+    }
+  }
+
+  /**
+   * The doctor's findings that are not OK, one log line each, once at start; a doctor that cannot run is one line too,
+   * never a reason not to start.
+   */
+  private static void logDoctorFindings(RelayConfig config, HikariDataSource pool, Clock clock) {
+    try {
+      RelayDoctor.log(RelayDoctor.examine(config, pool, clock));
+    } catch (RuntimeException e) {
+      System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "doctor could not run: "
+          + e.getMessage());
     }
   }
 

@@ -32,7 +32,10 @@ import java.util.function.Supplier;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
- *   <li>Reads ({@code GET}) are open to whoever can reach the address, which is 127.0.0.1 unless configured otherwise.
+ *   <li>Reads ({@code GET}) are open to whoever can reach the address, which is 127.0.0.1 unless configured otherwise,
+ *       and who names it by an IP address, {@code localhost} or a name in {@code server.allowed-hosts}: any other
+ *       {@code Host} is answered 421, so a DNS-rebinding page in an operator's browser reads nothing
+ *       ({@link HostCheck}).
  *       Actions that change the outbox or a destination ({@code POST /api/actions/...}, {@code /api/entries/...}) need
  *       the admin token as a bearer header: none is 401, a wrong one 403, and neither touches the store. Each is asked
  *       for its count first and applied only with the count the operator confirmed, and is recorded in the audit
@@ -70,6 +73,7 @@ public final class DashboardServer implements AutoCloseable {
   private final boolean failReadinessWhenDegraded;
   private final Map<String, LongSupplier> extraCounters;
   private final Clock clock;
+  private final HostCheck hosts;
   private final ExecutorService executor;
 
   /**
@@ -86,11 +90,15 @@ public final class DashboardServer implements AutoCloseable {
    * @param extraCounters further named counts for the page (the demo's sink), in display order
    * @param extraHandlers further paths to serve (the demo's sink)
    * @param clock the time of requeues
+   * @param allowedHosts host names answered besides IP addresses, {@code localhost} and the bound address
+   *     ({@code server.allowed-hosts}); a request naming another in its {@code Host} header is answered 421
+   * @param doctor runs the doctor's checks and answers their JSON form, for {@code GET /api/doctor} (admin token)
    */
   public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
       AdminToken token, boolean showPayloads, Supplier<List<DestinationStatus>> pausedDestinations,
       Map<String, String> routes, boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
-      Map<String, HttpHandler> extraHandlers, Clock clock) {
+      Map<String, HttpHandler> extraHandlers, Clock clock, List<String> allowedHosts,
+      Supplier<Map<String, Object>> doctor) {
     this.server = server;
     this.store = store;
     this.sampler = sampler;
@@ -102,6 +110,7 @@ public final class DashboardServer implements AutoCloseable {
     this.failReadinessWhenDegraded = failReadinessWhenDegraded;
     this.extraCounters = new LinkedHashMap<>(extraCounters);
     this.clock = clock;
+    this.hosts = new HostCheck(server.getAddress().getHostString(), allowedHosts);
     this.executor = Executors.newFixedThreadPool(4, runnable -> {
       Thread thread = new Thread(runnable, "outbox4j-dashboard");
       thread.setDaemon(true);
@@ -118,6 +127,7 @@ public final class DashboardServer implements AutoCloseable {
     server.createContext("/api/actions/", guarded(exchange -> operator.serve(exchange, operator::action)));
     server.createContext("/api/audit", guarded(exchange -> operator.serve(exchange, operator::audit)));
     server.createContext("/api/pauses", guarded(exchange -> operator.serve(exchange, operator::pauses)));
+    server.createContext("/api/doctor", guarded(new DoctorEndpoint(token, doctor)::serve));
     server.createContext("/metrics", guarded(this::metrics));
     server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
         "{\"status\":\"UP\"}")));
@@ -146,13 +156,19 @@ public final class DashboardServer implements AutoCloseable {
     void handle(HttpExchange exchange) throws IOException;
   }
 
-  private static HttpHandler guarded(Handler handler) {
+  private HttpHandler guarded(Handler handler) {
     return exchange -> {
       try (exchange) {
         exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
         exchange.getResponseHeaders().set("Cache-Control", "no-store");
         exchange.getResponseHeaders().set("Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+        if (!hosts.allows(exchange.getRequestHeaders().getFirst("Host"))) {
+          // a DNS-rebinding page names its own host; nothing of the outbox is read for it
+          send(exchange, 421, "application/json", Json.write(Map.of("error", "this server does not answer to that"
+              + " host name; list it in server.allowed-hosts to use it")));
+          return;
+        }
         handler.handle(exchange);
       } catch (RuntimeException e) {
         try {

@@ -169,4 +169,48 @@ class DashboardServerTest {
       }
     }
   }
+
+  @Test
+  void reads_are_refused_to_a_host_name_that_is_not_allowed_so_a_rebinding_page_reads_nothing() throws IOException {
+    try (RelayRuntime runtime = RelayRuntime.start(config("jdbc:h2:file:" + dir.resolve("db"), ""))) {
+      quarantined(runtime.store());
+      int port = runtime.port();
+      for (String path : List.of("/api/quarantined", "/api/audit", "/api/status", "/")) {
+        RawHttp evil = RawHttp.get(port, path, "evil.example:" + port);
+        assertThat(evil.status()).as(path).isEqualTo(421);
+        assertThat(evil.text()).doesNotContain("unrouted", "no transport is configured");
+      }
+      assertThat(RawHttp.get(port, "/api/quarantined", "127.0.0.1:" + port).text()).contains("unrouted");
+      assertThat(RawHttp.get(port, "/api/quarantined", "localhost:" + port).status()).isEqualTo(200);
+      assertThat(RawHttp.get(port, "/api/quarantined", "[::1]:" + port).status()).isEqualTo(200);
+      assertThat(RawHttp.get(port, "/api/quarantined", "relay.internal.example").status()).isEqualTo(421);
+    }
+    try (RelayRuntime runtime = RelayRuntime.start(allowing(config("jdbc:h2:file:" + dir.resolve("db"), ""),
+        "relay.internal.example"))) {
+      assertThat(RawHttp.get(runtime.port(), "/api/quarantined", "Relay.Internal.Example:443").status())
+          .isEqualTo(200);
+      assertThat(RawHttp.get(runtime.port(), "/api/quarantined", "evil.example").status()).isEqualTo(421);
+    }
+  }
+
+  @Test
+  void the_doctor_answers_only_with_the_admin_token_since_it_shows_the_databases_settings() throws IOException {
+    try (RelayRuntime runtime = RelayRuntime.start(config("jdbc:h2:file:" + dir.resolve("db"), ""))) {
+      String doctor = runtime.baseUrl() + "/api/doctor";
+      assertThat(Http.get(doctor).statusCode()).isEqualTo(401);
+
+      HttpResponse<String> answer = Http.send(doctor, "Bearer " + TOKEN);
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(answer.body()).contains("\"unsafe\":false", "\"check\":\"schema\"", "\"level\":\"OK\"",
+          "\"check\":\"isolation\"");
+    }
+  }
+
+  private static RelayConfig allowing(RelayConfig config, String host) {
+    RelayConfig.Server s = config.server();
+    return new RelayConfig(config.source(), config.database(), config.relay(), config.retry(),
+        new RelayConfig.Server(s.enabled(), s.bind(), s.port(), s.adminToken(), s.showPayloads(),
+            s.failReadinessWhenDegraded(), s.adminTokenName(), s.tls(), List.of(host)),
+        config.transports(), config.destinations());
+  }
 }

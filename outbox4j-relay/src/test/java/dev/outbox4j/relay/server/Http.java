@@ -19,6 +19,11 @@ final class Http {
     return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).GET().build());
   }
 
+  static HttpResponse<String> send(String url, String authorization) {
+    return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).GET()
+        .header("Authorization", authorization).build());
+  }
+
   static HttpResponse<String> post(String url, @Nullable String authorization) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
         .POST(HttpRequest.BodyPublishers.noBody());

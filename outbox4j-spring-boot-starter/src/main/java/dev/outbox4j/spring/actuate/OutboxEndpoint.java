@@ -4,6 +4,7 @@ import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
 import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.jdbc.doctor.DoctorReport;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineGroup;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
@@ -42,7 +44,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       destinations the relay has paused;
  *   <li>read: {@code GET /actuator/outbox4j/groups} the groups by failure (destination, kind, reason with numbers and
  *       ids left out), largest first, with counts; {@code /audit?limit=} the latest operator actions;
- *       {@code /pauses} the destinations paused by an operator;
+ *       {@code /pauses} the destinations paused by an operator; {@code /doctor} what in the database's settings
+ *       makes the outbox unsafe or slow (isolation, commit durability, a pooler in front, the sequence cache, the
+ *       idle-transaction timeout against the lease, clock skew, the schema version), each finding with its fix;
  *   <li>write / delete: {@code POST} / {@code DELETE /actuator/outbox4j/{id}} requeues / discards one entry;
  *   <li>write / delete: {@code POST} / {@code DELETE /actuator/outbox4j} with a selection ({@code all=true}, or any of
  *       {@code key}, {@code destination}, {@code reason}, {@code kind}, {@code id}, which must all match) requeues /
@@ -80,6 +84,7 @@ public final class OutboxEndpoint {
   private final OutboxStore store;
   private final Clock clock;
   private final Supplier<List<DestinationStatus>> pausedDestinations;
+  private final Supplier<Optional<DoctorReport>> doctor;
 
   /**
    * Without a relay: no destination is ever listed paused.
@@ -97,9 +102,22 @@ public final class OutboxEndpoint {
    * @param pausedDestinations the relay's paused destinations ({@code relay::pausedDestinations}); empty without one
    */
   public OutboxEndpoint(OutboxStore store, Clock clock, Supplier<List<DestinationStatus>> pausedDestinations) {
+    this(store, clock, pausedDestinations, Optional::empty);
+  }
+
+  /**
+   * @param store the outbox store
+   * @param clock the time a requeued entry becomes available
+   * @param pausedDestinations the relay's paused destinations ({@code relay::pausedDestinations}); empty without one
+   * @param doctor runs the database doctor's checks for the {@code doctor} view; empty where there is none (a store
+   *     that is not JDBC)
+   */
+  public OutboxEndpoint(OutboxStore store, Clock clock, Supplier<List<DestinationStatus>> pausedDestinations,
+      Supplier<Optional<DoctorReport>> doctor) {
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.pausedDestinations = Objects.requireNonNull(pausedDestinations, "pausedDestinations");
+    this.doctor = Objects.requireNonNull(doctor, "doctor");
   }
 
   // ------------------------------------------------------------------------------------------------------ reads
@@ -136,7 +154,8 @@ public final class OutboxEndpoint {
 
   /**
    * @param view {@code groups} (the groups by failure, largest first, with counts), {@code audit} (the latest operator
-   *     actions, newest first) or {@code pauses} (the destinations paused by an operator)
+   *     actions, newest first), {@code pauses} (the destinations paused by an operator) or {@code doctor} (what in
+   *     the database's settings makes the outbox unsafe or slow, each finding with its fix; checked afresh)
    * @param limit for {@code audit}, the most actions to list (default 20)
    * @return the view
    * @throws InvalidEndpointRequestException for another view (400)
@@ -157,7 +176,8 @@ public final class OutboxEndpoint {
         yield store.operatorActions(size);
       }
       case "pauses" -> store.operatorPauses();
-      default -> throw invalid("no view '" + view + "'; there are groups, audit and pauses");
+      case "doctor" -> doctor.get().orElseThrow(() -> invalid("no doctor for this store: it checks JDBC stores"));
+      default -> throw invalid("no view '" + view + "'; there are groups, audit, pauses and doctor");
     };
   }
 

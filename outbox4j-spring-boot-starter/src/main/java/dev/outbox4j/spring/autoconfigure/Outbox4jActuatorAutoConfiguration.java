@@ -2,12 +2,17 @@ package dev.outbox4j.spring.autoconfigure;
 
 import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.Relay;
+import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.doctor.DatabaseDoctor;
 import dev.outbox4j.spring.actuate.OutboxEndpoint;
 import dev.outbox4j.spring.actuate.OutboxHealthIndicator;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -46,15 +51,20 @@ public class Outbox4jActuatorAutoConfiguration {
     }
   }
 
-  /** The quarantine endpoint. */
+  /** The quarantine endpoint, with the database doctor over the application's {@link DataSource}. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
   static class Quarantine {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    OutboxEndpoint outbox4jEndpoint(JdbcOutboxStore store, ObjectProvider<Relay> relay) {
-      return new OutboxEndpoint(store, Clock.systemUTC(), pausedDestinations(relay));
+    OutboxEndpoint outbox4jEndpoint(JdbcOutboxStore store, ObjectProvider<Relay> relay, DataSource dataSource,
+        Outbox4jProperties properties) {
+      Duration lease = properties.getRelay().getLease() == null ? RelayBuilder.DEFAULT_LEASE
+          : properties.getRelay().getLease();
+      DatabaseDoctor doctor = new DatabaseDoctor(dataSource, store.tableNames(), lease, Clock.systemUTC());
+      return new OutboxEndpoint(store, Clock.systemUTC(), pausedDestinations(relay),
+          () -> Optional.of(doctor.examine()));
     }
   }
 

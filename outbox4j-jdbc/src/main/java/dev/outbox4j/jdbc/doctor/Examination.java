@@ -1,0 +1,17 @@
+package dev.outbox4j.jdbc.doctor;
+
+import dev.outbox4j.jdbc.TableNames;
+import java.time.Clock;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * What every check reads: the database as the relay reaches it, the outbox's table names, the relay's lease and the
+ * relay's clock.
+ *
+ * @param dataSource connections as the relay gets them (the same pool settings, driver properties and URL)
+ * @param names the outbox's schema and prefix
+ * @param lease how long the relay's claims hold
+ * @param clock the relay's clock
+ */
+record Examination(DataSource dataSource, TableNames names, Duration lease, Clock clock) {}
