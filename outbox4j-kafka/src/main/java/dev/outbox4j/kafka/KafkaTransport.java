@@ -346,7 +346,7 @@ public final class KafkaTransport implements Transport {
    * Reads the settings of the transactional mode's progress topic through the admin client and judges them
    * ({@link ProgressTopicCheck}: what the transport refuses, what it warns about). Blocking, each call bounded by the
    * request timeout. For start-up checks and tools such as the relay's {@code doctor}; the transport runs the same
-   * check   * on its own at start (in the background, logging what it finds) and before its first batch.
+   * check on its own at start (in the background, logging what it finds) and before its first batch.
    *
    * @return the findings, refusals first; empty when the topic is fit for use, or does not exist yet (the transport
    *     creates it with the right settings at first use)

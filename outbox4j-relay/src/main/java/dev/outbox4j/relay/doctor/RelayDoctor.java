@@ -39,7 +39,7 @@ public final class RelayDoctor {
   public static DoctorReport examine(RelayConfig config, DataSource dataSource, Clock clock) {
     TableNames names = new TableNames(config.database().schema(), config.database().tablePrefix());
     return new DatabaseDoctor(dataSource, names, lease(config), clock).examine()
-        .with(ConfigChecks.run(config, ProgressTopicCheck.NOT_CHECKED));
+        .with(ConfigChecks.run(config, new KafkaProgressTopicCheck()));
   }
 
   /**
