@@ -76,7 +76,7 @@ final class ClaimFace extends StoreJdbc {
     super(store);
     this.claimStrategy = claimStrategy;
     this.batchClaims = new LeasedBatchClaims(this, this::headsAndUnkeyed, rows, table, names.qualified("outbox_claim"));
-    this.lanes = new UnkeyedLanes(dialect, names);
+    this.lanes = new UnkeyedLanes(dialect, names, System::nanoTime);
   }
   /** The heads-and-unkeyed read of a claim that leaves destinations out. */
   private final UnkeyedLanes lanes;
@@ -199,8 +199,9 @@ final class ClaimFace extends StoreJdbc {
    * unkeyed); the window is a cheaper way to the same answer while the oldest waiting entries are mostly claimable.
    * So the window goes first, and the heads only when the window was full yet short; once that happened, the next
    * claims go to the heads directly (a backlog behind a few keys stays clogged for a while) until the heads alone
-   * yield a full batch again, a sign that the window would do. This is only a hint shared by the callers of this
-   * store; correctness never depends on it.
+   * yield a full batch again, a sign that the window would do; while destinations are left out, a paused destination's
+   * backlog keeps clogging the window, so the claims stay with the heads. This is only a hint shared by the callers of
+   * this store; correctness never depends on it.
    *
    * <p>Entries of {@code skipped} destinations are never candidates: the window counts them (they clog it like any
    * entry that cannot be claimed), and the heads read leaves them out ({@link UnkeyedLanes}).
@@ -211,7 +212,7 @@ final class ClaimFace extends StoreJdbc {
     int spare = 2 * limit;
     if (headsFirst) {
       List<Long> heads = headsAndUnkeyed(connection, spare, now, skipped);
-      headsFirst = heads.size() < limit;
+      headsFirst = heads.size() < limit || !skipped.isEmpty();
       return heads;
     }
     List<Long> found = new ArrayList<>();
@@ -246,7 +247,7 @@ final class ClaimFace extends StoreJdbc {
       return found;
     }
     List<Long> heads = headsAndUnkeyed(connection, spare, now, skipped);
-    headsFirst = heads.size() < limit;
+    headsFirst = heads.size() < limit || !skipped.isEmpty();
     return heads;
   }
 

@@ -129,7 +129,7 @@ final class ClaimSql {
    *     in {@code seq} order from the index on {@code (destination, seq)} of waiting unkeyed entries
    * @param unkeyedWaiting a condition over {@code u}: a waiting unkeyed entry, as that index holds them
    * @return the statement. Parameters: now, now (heads), the {@code skipped} destinations, then per lane its
-   *     destination, now, now, limit, and last the limit. Rows: {@code seq}, ascending
+   *     destination twice, now, now, limit, and last the limit. Rows: {@code seq}, ascending
    */
   static String headsAndLanes(String with, String heads, String laneSource, String unkeyedWaiting, int skipped,
       int lanes) {
@@ -140,9 +140,13 @@ final class ClaimSql {
         .append(" WHERE heads.status IN ('PENDING', 'FAILED') AND ").append(ready("heads"))
         .append(" AND heads.destination NOT IN (").append("?, ".repeat(skipped - 1)).append("?)");
     for (int lane = 0; lane < lanes; lane++) {
+      // "destination >= ? AND destination <= ?" (both the lane's), ordered by destination and seq, not "= ?" ordered
+      // by seq: with an equality PostgreSQL drops the destination from the order and, expecting the lane's entries
+      // spread evenly over seq, reads the seq-ordered lane past the whole paused backlog (820 ms against 1.8 ms over
+      // 200,000 entries). Only the index on (destination, seq) gives this order without a sort.
       sql.append(" UNION ALL SELECT u.seq FROM (SELECT u.seq FROM ").append(laneSource).append(" WHERE ")
-          .append(unkeyedWaiting).append(" AND u.destination = ? AND ").append(ready("u"))
-          .append(" ORDER BY u.seq LIMIT ?) u");
+          .append(unkeyedWaiting).append(" AND u.destination >= ? AND u.destination <= ? AND ").append(ready("u"))
+          .append(" ORDER BY u.destination, u.seq LIMIT ?) u");
     }
     return sql.append(") x ORDER BY x.seq LIMIT ?").toString();
   }

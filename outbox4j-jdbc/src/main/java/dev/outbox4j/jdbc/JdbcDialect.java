@@ -198,8 +198,8 @@ public interface JdbcDialect {
    * @param names the table names
    * @param skipped how many destinations are left out; positive
    * @param lanes how many destinations' unkeyed lanes are read; zero or more
-   * @return a SELECT with the parameters now, now, each left-out destination, then per lane its destination, now,
-   *     now, limit, and last the limit; the column {@code seq}, ascending
+   * @return a SELECT with the parameters now, now, each left-out destination, then per lane its destination twice,
+   *     now, now, limit, and last the limit; the column {@code seq}, ascending
    */
   default String claimHeadsAndLanes(TableNames names, int skipped, int lanes) {
     throw new UnsupportedOperationException(name() + " has no unkeyed lanes by destination");

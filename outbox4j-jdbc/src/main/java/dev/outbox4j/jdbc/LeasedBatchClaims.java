@@ -319,7 +319,8 @@ final class LeasedBatchClaims {
     boolean stale;
     if (headsFirst) {
       Locked heads = lockHeads(c, limit, now, List.of(), skipped);
-      headsFirst = !heads.seqs().isEmpty() && heads.seqs().size() < limit;
+      // While destinations are left out, a paused destination's backlog keeps clogging the window: stay with the heads.
+      headsFirst = !heads.seqs().isEmpty() && (heads.seqs().size() < limit || !skipped.isEmpty());
       locked.addAll(heads.seqs());
       stale = heads.takeOver();
     } else {
@@ -332,7 +333,7 @@ final class LeasedBatchClaims {
         Locked more = lockHeads(c, limit - locked.size(), now, locked, skipped);
         locked.addAll(more.seqs());
         stale |= more.takeOver();
-        headsFirst = !locked.isEmpty() && locked.size() < limit;
+        headsFirst = !locked.isEmpty() && (locked.size() < limit || !skipped.isEmpty());
       }
     }
     if (!stale && !locked.isEmpty()) {
