@@ -23,7 +23,8 @@ import java.util.Locale;
  * {@code claim(500, now, 30 s)} with 10,000 entries pending over 1,000 keys (the reference), and with a large backlog
  * over 5 keys, over 1 key, over 5 keys whose heads are all leased, and over 5 keys whose heads are all quarantined.
  * Then the drain rate of a 5-key backlog through {@code Relay.drain} with a no-op transport, and the cost of one keyed
- * write with the schema before and after the claim migration (V2).
+ * write with the schema before and after the claim migration (V2). And, on request ({@code --only paused}), the other
+ * destinations' throughput beside a paused destination's waiting backlog ({@link PausedBacklogRun}).
  *
  * <p>Each claim runs at its own {@code now}, one minute after the previous one, with a 30 s lease: every earlier claim
  * has expired, so every measured claim sees the same table without any clean-up between them. The reported figure is
@@ -34,7 +35,9 @@ import java.util.Locale;
  *     -Dexec.args="claim-backlog --db postgresql --pending 1000000"
  * </pre>
  * {@code --db postgresql|mariadb|h2}, {@code --pending N} (default 1,000,000), {@code --claims N} (default 15),
- * {@code --drain N} (default 100,000), {@code --writes N} (default 3,000), {@code --only claims,drain,writes}. It
+ * {@code --drain N} (default 100,000), {@code --writes N} (default 3,000), {@code --only claims,drain,writes} (the
+ * default; {@code paused} is also accepted), and for {@code paused}: {@code --paused N} (default 200,000),
+ * {@code --healthy N} (default 20,000), {@code --rounds N} (default 3). It
  * creates a database of its own ({@code o4j_<epoch>_<pid>_bench}; H2: a file under {@code /tmp}) and drops it at
  * the end.
  */
@@ -81,6 +84,9 @@ public final class ClaimBacklogBench {
     int claims = 15;
     int drain = 100_000;
     int writes = 3_000;
+    int paused = 200_000;
+    int healthy = 20_000;
+    int rounds = 3;
     List<String> only = List.of("claims", "drain", "writes");
     for (int i = 0; i + 1 < args.length; i += 2) {
       String value = args[i + 1].replace("_", "");
@@ -91,6 +97,9 @@ public final class ClaimBacklogBench {
         case "--drain" -> drain = Integer.parseInt(value);
         case "--writes" -> writes = Integer.parseInt(value);
         case "--only" -> only = Arrays.asList(value.split(","));
+        case "--paused" -> paused = Integer.parseInt(value);
+        case "--healthy" -> healthy = Integer.parseInt(value);
+        case "--rounds" -> rounds = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -106,6 +115,9 @@ public final class ClaimBacklogBench {
       }
       if (only.contains("writes")) {
         bench.writes(pool, writes);
+      }
+      if (only.contains("paused")) {
+        new PausedBacklogRun(db, bench.outbox, () -> bench.fresh(pool), bench::execute).run(paused, healthy, rounds);
       }
       System.out.printf("load average after: %s%n", loadAverage());
     } finally {

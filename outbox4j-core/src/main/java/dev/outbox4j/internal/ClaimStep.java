@@ -1,5 +1,6 @@
 package dev.outbox4j.internal;
 
+import dev.outbox4j.DestinationStatus;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.spi.AtomicBatches;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,11 +55,17 @@ final class ClaimStep {
   private final RelaySettings settings;
   private final RelayEvents events;
   private final Lanes lanes;
+  private final Supplier<List<DestinationStatus>> paused;
 
-  ClaimStep(RelaySettings settings, RelayEvents events, Lanes lanes) {
+  /**
+   * @param paused the destinations paused now, by an outage or an operator ({@link DestinationGates#paused}): the claim
+   *     leaves out those it would only hold back
+   */
+  ClaimStep(RelaySettings settings, RelayEvents events, Lanes lanes, Supplier<List<DestinationStatus>> paused) {
     this.settings = settings;
     this.events = events;
     this.lanes = lanes;
+    this.paused = paused;
   }
 
   /** The claims left to send after settling, and what settling recorded. */
@@ -70,9 +78,8 @@ final class ClaimStep {
    */
   List<Claim> claim(int limit, Instant now) {
     OutboxStore store = settings.store();
-    List<Claim> claims = lanes.any()
-        ? store.claim(limit, now, settings.lease(), settings.batchSize())
-        : store.claim(limit, now, settings.lease());
+    List<Claim> claims = store.claim(limit, now, settings.lease(), lanes.any() ? settings.batchSize() : 1,
+        skippedDestinations(now));
     Map<String, Claim> heads = new HashMap<>();
     Set<String> cutKeys = new HashSet<>();
     List<Claim> kept = new ArrayList<>(claims.size());
@@ -99,6 +106,27 @@ final class ClaimStep {
       release(cut, "entries of runs that cannot go in one atomic batch");
     }
     return kept;
+  }
+
+  /**
+   * The destinations whose entries a claim now would only hold back: those an operator paused, and those paused by an
+   * outage whose next probe is not due. Left out of the claim, a paused destination's backlog stays waiting, untouched,
+   * and costs the claims of every other destination nothing; once its probe is due it is claimed again, and the
+   * probe's entries come from that claim ({@link DestinationGates#sort}).
+   */
+  Set<String> skippedDestinations(Instant now) {
+    List<DestinationStatus> statuses = paused.get();
+    if (statuses.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> skipped = new HashSet<>();
+    for (DestinationStatus status : statuses) {
+      Instant probe = status.nextProbeAt();
+      if (probe == null || probe.isAfter(now)) {
+        skipped.add(status.destination());
+      }
+    }
+    return skipped;
   }
 
   /**

@@ -90,7 +90,7 @@ public final class DefaultRelay implements Relay {
     this.gates = new DestinationGates(settings, events);
     this.operatorPauses = new OperatorPauses(settings.store(), settings.clock());
     Lanes lanes = new Lanes(settings.transport());
-    this.claimStep = new ClaimStep(settings, events, lanes);
+    this.claimStep = new ClaimStep(settings, events, lanes, () -> gates.paused(operatorPauses.known()));
     this.answers = new AnswerCollector(settings, lanes, shutdownGaveUp);
     this.recorder = new OutcomeRecorder(settings, events, gates);
     this.passFailures = new RelayLog.Streak("relay pass", settings.clock());

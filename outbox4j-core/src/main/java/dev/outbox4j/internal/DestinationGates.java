@@ -43,9 +43,10 @@ import org.jspecify.annotations.Nullable;
  * charged.
  *
  * <h2>While paused</h2>
- * Its entries that a claim returns are not sent: they are held back, uncharged, for a while longer than the pause
- * ({@link #holdBack}), in one store call per pass, so a large backlog of a paused destination is walked once per
- * hold-back rather than once per pass, and the claims of every other destination keep their full size. Once its next
+ * Until its next probe is due it is left out of the claims ({@link ClaimStep#skippedDestinations}), so its backlog
+ * waits untouched and costs the claims of every other destination nothing. Its entries that a claim returns anyway are
+ * not sent: they are held back, uncharged, for a while longer than the pause ({@link #holdBack}), in one store call
+ * per pass. Once its next
  * probe is due, up to {@value #PROBE_SIZE} of its claimed entries are sent as a probe; the pause between probes grows
  * from the base, doubling, to the cap, with equal jitter (half fixed, half random) so a fleet of relays neither hammers
  * a recovering destination nor returns in lockstep. A failed probe's entries wait as long as the held-back ones, so
@@ -54,8 +55,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>Paused by an operator</h2>
  * A destination an operator paused ({@link dev.outbox4j.spi.OutboxStore#pauseDestination}, read by the relay about once
  * a second) is held back like a paused one, but never probed: the operator, not a confirmation, ends its pause. Its
- * entries are held back for {@link #OPERATOR_HOLD_BACK} only, so they come back within seconds of a resume; a backlog
- * larger than a batch is therefore claimed and held back again once per that interval.
+ * entries are left out of the claims; one claimed before the pause was read is held back for
+ * {@link #OPERATOR_HOLD_BACK} only, so it comes back within seconds of a resume.
  *
  * <p>Gates exist only for destinations with failures: a destination whose deliveries are confirmed has none, so the
  * fast path of a healthy relay is one empty-map check per pass.

@@ -167,6 +167,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
+    return claim(limit, now, lease, maxRun, Set.of());
+  }
+
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skippedDestinations) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
@@ -192,13 +197,13 @@ public final class InMemoryOutboxStore implements OutboxStore {
         String key = row.entry.message().orderingKey().orElse(null);
         Integer run = key == null ? null : runs.get(key);
         if (key != null && run != null) {
-          if (run > 0 && run < maxRun && continuesRun(row, now)) {
+          if (run > 0 && run < maxRun && continuesRun(row, now) && !skipped(row, skippedDestinations)) {
             runs.put(key, run + 1);
             followers.add(row);
           } else {
             runs.put(key, -1);
           }
-        } else if (isClaimable(row, now)) {
+        } else if (isClaimable(row, now) && !skipped(row, skippedDestinations)) {
           taken.add(row);
           if (key != null) {
             runs.put(key, 1);
@@ -233,6 +238,10 @@ public final class InMemoryOutboxStore implements OutboxStore {
   /** @return whether an entry behind a claimed one of its key may join its run: pending, available, not claimed */
   private static boolean continuesRun(Row row, Instant now) {
     return row.entry.status() == EntryStatus.PENDING && isClaimable(row, now);
+  }
+
+  private static boolean skipped(Row row, Set<String> skippedDestinations) {
+    return !skippedDestinations.isEmpty() && skippedDestinations.contains(row.entry.message().destination());
   }
 
   private static boolean isClaimable(Row row, Instant now) {

@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -118,6 +119,29 @@ public interface OutboxStore {
       throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
     }
     return claim(limit, now, lease);
+  }
+
+  /**
+   * Claims as {@link #claim(int, Instant, Duration, int)} does, leaving out the entries of {@code skippedDestinations}:
+   * the destinations whose entries the relay would not send now (paused by an outage between its probes, or by an
+   * operator). Their entries stay waiting, untouched, and cost the claim nothing beyond a bounded look: the entries of
+   * every other destination are found as if the skipped ones had none (see "Claims" in {@code docs/schema.md}). Every
+   * other rule holds as for {@link #claim(int, Instant, Duration, int)}: a skipped destination's head of a key still
+   * blocks its key, and a run ends before an entry of a skipped destination.
+   *
+   * <p>The default ignores {@code skippedDestinations} (the relay holds back what it should not send): leaving them out
+   * is allowed, never required. The stores of this project leave them out.
+   *
+   * @param limit the most entries to claim; positive
+   * @param now the current time
+   * @param lease how long the claims hold; positive
+   * @param maxRun the most entries of one key; positive ({@code 1}: heads only)
+   * @param skippedDestinations destinations whose entries need not be claimed; may be empty
+   * @return the claims as {@link #claim(int, Instant, Duration, int)} returns them
+   * @throws IllegalArgumentException if limit, lease or maxRun is not positive
+   */
+  default List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skippedDestinations) {
+    return claim(limit, now, lease, maxRun);
   }
 
   /**

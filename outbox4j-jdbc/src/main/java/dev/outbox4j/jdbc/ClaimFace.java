@@ -76,7 +76,10 @@ final class ClaimFace extends StoreJdbc {
     super(store);
     this.claimStrategy = claimStrategy;
     this.batchClaims = new LeasedBatchClaims(this, this::headsAndUnkeyed, rows, table, names.qualified("outbox_claim"));
+    this.lanes = new UnkeyedLanes(dialect, names, System::nanoTime);
   }
+  /** The heads-and-unkeyed read of a claim that leaves destinations out. */
+  private final UnkeyedLanes lanes;
   /** The claim's two reads, built on first use: the dialect may be detected only then. */
   private volatile @Nullable ClaimReads claimReads;
   /** Whether the last claim found the window clogged by a backlog behind few keys: see {@link #candidates}. */
@@ -129,6 +132,11 @@ final class ClaimFace extends StoreJdbc {
 
   /** See {@link dev.outbox4j.spi.OutboxStore#claim(int, Instant, Duration, int)}; {@code maxRun} 1 claims heads only. */
   public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
+    return claim(limit, now, lease, maxRun, Set.of());
+  }
+
+  /** See {@link dev.outbox4j.spi.OutboxStore#claim(int, Instant, Duration, int, Set)}. */
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skipped) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
@@ -141,12 +149,12 @@ final class ClaimFace extends StoreJdbc {
     int wanted = Math.min(limit, JdbcOutboxStore.MAX_CLAIM);
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
     if (batches()) {
-      return batchClaims.claim(wanted, now, lease, leaseUntil, maxRun);
+      return batchClaims.claim(wanted, now, lease, leaseUntil, maxRun, skipped);
     }
     UUID token = UUID.randomUUID();
     List<OutboxRows.Read> claimed = isPostgres()
         ? inTransaction("claim", c -> {
-          LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease);
+          LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease, skipped);
           if (locked.seqs().isEmpty()) {
             return List.of();
           }
@@ -163,7 +171,7 @@ final class ClaimFace extends StoreJdbc {
           return claimLockedRuns(c, plan, now, leaseUntil, token);
         })
         : inTransaction("claim", c -> {
-          List<Long> candidates = candidates(c, wanted, now);
+          List<Long> candidates = candidates(c, wanted, now, skipped);
           return candidates.isEmpty() ? List.of()
               : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token, maxRun);
         });
@@ -191,16 +199,20 @@ final class ClaimFace extends StoreJdbc {
    * unkeyed); the window is a cheaper way to the same answer while the oldest waiting entries are mostly claimable.
    * So the window goes first, and the heads only when the window was full yet short; once that happened, the next
    * claims go to the heads directly (a backlog behind a few keys stays clogged for a while) until the heads alone
-   * yield a full batch again, a sign that the window would do. This is only a hint shared by the callers of this
-   * store; correctness never depends on it.
+   * yield a full batch again, a sign that the window would do; while destinations are left out, a paused destination's
+   * backlog keeps clogging the window, so the claims stay with the heads. This is only a hint shared by the callers of
+   * this store; correctness never depends on it.
+   *
+   * <p>Entries of {@code skipped} destinations are never candidates: the window counts them (they clog it like any
+   * entry that cannot be claimed), and the heads read leaves them out ({@link UnkeyedLanes}).
    *
    * @return candidate {@code seq}s, ascending
    */
-  List<Long> candidates(Connection connection, int limit, Instant now) throws SQLException {
+  List<Long> candidates(Connection connection, int limit, Instant now, Set<String> skipped) throws SQLException {
     int spare = 2 * limit;
     if (headsFirst) {
-      List<Long> heads = headsAndUnkeyed(connection, spare, now);
-      headsFirst = heads.size() < limit;
+      List<Long> heads = headsAndUnkeyed(connection, spare, now, skipped);
+      headsFirst = heads.size() < limit || !skipped.isEmpty();
       return heads;
     }
     List<Long> found = new ArrayList<>();
@@ -222,7 +234,7 @@ final class ClaimFace extends StoreJdbc {
           if (windowRows++ == 0) {
             firstWaiting = rows.getLong("seq");
           }
-          if (rows.getInt("claimable") == 1) {
+          if (rows.getInt("claimable") == 1 && !skipped.contains(rows.getString("destination"))) {
             found.add(rows.getLong("seq"));
           }
         }
@@ -234,8 +246,8 @@ final class ClaimFace extends StoreJdbc {
     if (windowRows < spare || found.size() >= limit) {
       return found;
     }
-    List<Long> heads = headsAndUnkeyed(connection, spare, now);
-    headsFirst = heads.size() < limit;
+    List<Long> heads = headsAndUnkeyed(connection, spare, now, skipped);
+    headsFirst = heads.size() < limit || !skipped.isEmpty();
     return heads;
   }
 
@@ -273,8 +285,17 @@ final class ClaimFace extends StoreJdbc {
     return isPostgres() ? batchClaims.claimFloor() : built == null ? 0 : built.floor();
   }
 
-  /** @return the seqs of up to {@code max} claimable key heads and unkeyed entries, ascending */
-  List<Long> headsAndUnkeyed(Connection connection, int max, Instant now) throws SQLException {
+  /**
+   * @param skipped destinations whose entries are left out (through {@link UnkeyedLanes}, so their backlog is not read)
+   * @return the seqs of up to {@code max} claimable key heads and unkeyed entries, ascending
+   */
+  List<Long> headsAndUnkeyed(Connection connection, int max, Instant now, Set<String> skipped) throws SQLException {
+    if (!skipped.isEmpty()) {
+      List<Long> found = lanes.read(connection, max, now, skipped);
+      if (found != null) {
+        return found;
+      }
+    }
     List<Long> found = new ArrayList<>();
     try (PreparedStatement heads = connection.prepareStatement(claimReads().headsAndUnkeyed())) {
       dialect.setInstant(heads, 1, now);

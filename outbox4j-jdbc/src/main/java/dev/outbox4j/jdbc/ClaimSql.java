@@ -65,11 +65,11 @@ final class ClaimSql {
    * @param undeliveredOfKey a condition over {@code h} (the table again) and {@code c} (the window's entry): {@code h}
    *     is an undelivered entry of {@code c}'s key, answerable from an index on {@code (key, key_seq)}
    * @return the window statement. Parameters: now, now, the first {@code seq} to read (the {@link ClaimFloor}, or 0),
-   *     window size. Rows: {@code seq}, {@code claimable} (1 or 0), in {@code seq} order
+   *     window size. Rows: {@code seq}, {@code destination}, {@code claimable} (1 or 0), in {@code seq} order
    */
   static String window(String table, String seqOrderHint, String undeliveredOfKey) {
-    return "SELECT c.seq, CASE WHEN " + claimable("c", table, undeliveredOfKey) + " THEN 1 ELSE 0 END AS claimable"
-        + " FROM (" + waitingInSeqOrder(table, seqOrderHint) + ") c ORDER BY c.seq";
+    return "SELECT c.seq, c.destination, CASE WHEN " + claimable("c", table, undeliveredOfKey)
+        + " THEN 1 ELSE 0 END AS claimable FROM (" + waitingInSeqOrder(table, seqOrderHint) + ") c ORDER BY c.seq";
   }
 
   /**
@@ -77,10 +77,10 @@ final class ClaimSql {
    * @param seqOrderHint as for {@link #window}
    * @return the window's rows, without their claimability: the first waiting entries by {@code seq} from a given one.
    *     Parameters: the first {@code seq} to read, the window size. Columns:
-   *     {@code seq, ordering_key, key_seq, available_at, lease_until}, in {@code seq} order
+   *     {@code seq, destination, ordering_key, key_seq, available_at, lease_until}, in {@code seq} order
    */
   static String waitingInSeqOrder(String table, String seqOrderHint) {
-    return "SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
+    return "SELECT w.seq, w.destination, w.ordering_key, w.key_seq, w.available_at, w.lease_until FROM " + table + " w"
         + seqOrderHint + " WHERE w.status IN ('PENDING', 'FAILED') AND w.seq >= ? ORDER BY w.seq LIMIT ?";
   }
 
@@ -102,7 +102,7 @@ final class ClaimSql {
    * @param table the qualified outbox table
    * @param with a {@code WITH} clause the heads source needs, or empty
    * @param heads a row source (a name from {@code with}, or a parenthesised derived table), aliased {@code heads},
-   *     with the columns {@code seq, status, available_at, lease_until} of every key's head (its undelivered entry
+   *     with the columns {@code seq, destination, status, available_at, lease_until} of every key's head (its undelivered entry
    *     with the smallest {@code key_seq}), one row per key with undelivered entries
    * @param unkeyedWaiting a condition over {@code u} selecting waiting unkeyed entries through an index in
    *     {@code seq} order
@@ -115,5 +115,39 @@ final class ClaimSql {
         + " UNION ALL SELECT u.seq FROM (SELECT u.seq FROM " + table + " u WHERE " + unkeyedWaiting + " AND "
         + ready("u") + " ORDER BY u.seq LIMIT ?) u"
         + ") x ORDER BY x.seq LIMIT ?";
+  }
+
+  /**
+   * The heads-and-unkeyed statement of a claim that leaves {@code skipped} destinations out. A key whose head goes to
+   * a left-out destination yields nothing (its head blocks it, as always). Unkeyed entries come from one lane per
+   * destination that is not left out ({@code lanes} of them), each read from an index on the destination and
+   * {@code seq}: a left-out destination's entries are never read, however many wait.
+   *
+   * @param with as for {@link #headsAndUnkeyed}
+   * @param heads as for {@link #headsAndUnkeyed}
+   * @param laneSource the table aliased {@code u}, with whatever hint makes the database read a destination's entries
+   *     in {@code seq} order from the index on {@code (destination, seq)} of waiting unkeyed entries
+   * @param unkeyedWaiting a condition over {@code u}: a waiting unkeyed entry, as that index holds them
+   * @return the statement. Parameters: now, now (heads), the {@code skipped} destinations, then per lane its
+   *     destination twice, now, now, limit, and last the limit. Rows: {@code seq}, ascending
+   */
+  static String headsAndLanes(String with, String heads, String laneSource, String unkeyedWaiting, int skipped,
+      int lanes) {
+    if (skipped < 1) {
+      throw new IllegalArgumentException("skipped must be positive, was " + skipped);
+    }
+    StringBuilder sql = new StringBuilder(with).append("SELECT x.seq FROM (SELECT heads.seq FROM ").append(heads)
+        .append(" WHERE heads.status IN ('PENDING', 'FAILED') AND ").append(ready("heads"))
+        .append(" AND heads.destination NOT IN (").append("?, ".repeat(skipped - 1)).append("?)");
+    for (int lane = 0; lane < lanes; lane++) {
+      // "destination >= ? AND destination <= ?" (both the lane's), ordered by destination and seq, not "= ?" ordered
+      // by seq: with an equality PostgreSQL drops the destination from the order and, expecting the lane's entries
+      // spread evenly over seq, reads the seq-ordered lane past the whole paused backlog (820 ms against 1.8 ms over
+      // 200,000 entries). Only the index on (destination, seq) gives this order without a sort.
+      sql.append(" UNION ALL SELECT u.seq FROM (SELECT u.seq FROM ").append(laneSource).append(" WHERE ")
+          .append(unkeyedWaiting).append(" AND u.destination >= ? AND u.destination <= ? AND ").append(ready("u"))
+          .append(" ORDER BY u.destination, u.seq LIMIT ?) u");
+    }
+    return sql.append(") x ORDER BY x.seq LIMIT ?").toString();
   }
 }

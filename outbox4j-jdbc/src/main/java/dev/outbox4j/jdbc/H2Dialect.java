@@ -73,15 +73,47 @@ public final class H2Dialect implements JdbcDialect {
   @Override
   public String claimHeadsAndUnkeyed(TableNames names) {
     String table = names.qualified("outbox");
+    return ClaimSql.headsAndUnkeyed(table, headsWith(table), heads(table), "u.unkeyed_waiting = 1");
+  }
+
+  /** @return the heads found by {@link #headsWith}, as the row source {@code heads} */
+  private static String heads(String table) {
+    return "(SELECT h.seq, h.destination, h.status, h.available_at, h.lease_until FROM active JOIN " + table
+        + " h ON h.seq = active.s) heads";
+  }
+
+  private static String headsWith(String table) {
     String next = " FROM " + table + " h WHERE h.head_key >= active.k || CHAR(0) ORDER BY h.head_key, h.key_seq LIMIT 1)";
     String with = "WITH RECURSIVE active (k, s) AS ("
         + "SELECT f.head_key, f.seq FROM (SELECT h.head_key, h.seq FROM " + table + " h WHERE h.head_key IS NOT NULL"
         + " ORDER BY h.head_key, h.key_seq LIMIT 1) f"
         + " UNION ALL SELECT (SELECT h.head_key" + next + ", (SELECT h.seq" + next
         + " FROM active WHERE active.k IS NOT NULL) ";
-    String heads = "(SELECT h.seq, h.status, h.available_at, h.lease_until FROM active JOIN " + table
-        + " h ON h.seq = active.s) heads";
-    return ClaimSql.headsAndUnkeyed(table, with, heads, "u.unkeyed_waiting = 1");
+    return with;
+  }
+
+  /**
+   * A recursive skip scan over {@code (unkeyed_waiting, destination, seq)} (migration V13): each step seeks the first
+   * entry at or after {@code destination || CHAR(0)}, as the heads' scan does.
+   */
+  @Override
+  public String claimUnkeyedDestinations(TableNames names) {
+    String table = names.qualified("outbox");
+    String index = " USE INDEX (" + names.unqualified("ix_outbox_unkeyed_destination") + ")";
+    String first = "SELECT u.destination FROM " + table + " u" + index + " WHERE u.unkeyed_waiting = 1";
+    return "WITH RECURSIVE d (destination) AS (SELECT f.destination FROM (" + first
+        + " ORDER BY u.unkeyed_waiting, u.destination LIMIT 1) f UNION ALL SELECT (" + first
+        + " AND u.destination >= d.destination || CHAR(0) ORDER BY u.unkeyed_waiting, u.destination LIMIT 1)"
+        + " FROM d WHERE d.destination IS NOT NULL) SELECT d.destination FROM d WHERE d.destination IS NOT NULL"
+        + " LIMIT ?";
+  }
+
+  /** Heads as {@link #claimHeadsAndUnkeyed}; each destination's unkeyed lane from the index of migration V13. */
+  @Override
+  public String claimHeadsAndLanes(TableNames names, int skipped, int lanes) {
+    String table = names.qualified("outbox");
+    return ClaimSql.headsAndLanes(headsWith(table), heads(table), table + " u USE INDEX ("
+        + names.unqualified("ix_outbox_unkeyed_destination") + ")", "u.unkeyed_waiting = 1", skipped, lanes);
   }
 
   @Override

@@ -176,6 +176,36 @@ public interface JdbcDialect {
   String claimHeadsAndUnkeyed(TableNames names);
 
   /**
+   * The destinations with waiting unkeyed entries, for a claim that leaves some destinations out (see
+   * {@code docs/schema.md}, "Claims"): one index descent per such destination, never a read of their entries. Used
+   * by {@link JdbcOutboxStore}; not for applications.
+   *
+   * @param names the table names
+   * @return a SELECT with the parameter limit and the column {@code destination}, or {@code null} when this dialect
+   *     has no index of unkeyed entries by destination (its claims then read the unkeyed entries in {@code seq} order,
+   *     and the relay holds back those of a paused destination)
+   */
+  default @Nullable String claimUnkeyedDestinations(TableNames names) {
+    return null;
+  }
+
+  /**
+   * {@link #claimHeadsAndUnkeyed} for a claim that leaves some destinations out: the claimable heads of keys whose head
+   * goes to none of them, and the claimable unkeyed entries of the given other destinations, each from its own lane
+   * in {@code seq} order, so that a left-out destination's backlog is never read. Used by {@link JdbcOutboxStore}; not
+   * for applications; called only when {@link #claimUnkeyedDestinations} is not {@code null}.
+   *
+   * @param names the table names
+   * @param skipped how many destinations are left out; positive
+   * @param lanes how many destinations' unkeyed lanes are read; zero or more
+   * @return a SELECT with the parameters now, now, each left-out destination, then per lane its destination twice,
+   *     now, now, limit, and last the limit; the column {@code seq}, ascending
+   */
+  default String claimHeadsAndLanes(TableNames names, int skipped, int lanes) {
+    throw new UnsupportedOperationException(name() + " has no unkeyed lanes by destination");
+  }
+
+  /**
    * @return the SQL that wakes listeners when the current transaction commits, with the channel as its one
    *     parameter, or {@code null} when the database has no such mechanism
    */

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,7 +77,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
           "V7__destination_pauses.sql", "V8__operator_audit.sql", "V9__in_doubt.sql",
           "V10__claim_table_indexes.sql", "V11__claim_last_seq_index.sql",
-          "V12__key_lock_without_versions.sql");
+          "V12__key_lock_without_versions.sql", "V13__unkeyed_lanes_by_destination.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
   /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */
@@ -192,6 +193,15 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun) {
     return claims.claim(limit, now, lease, maxRun);
+  }
+
+  /**
+   * Leaves out the entries of {@code skippedDestinations} without reading their backlog: the unkeyed entries of every
+   * other destination are read from an index by destination (migration V13), see {@code docs/schema.md}, "Claims".
+   */
+  @Override
+  public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skippedDestinations) {
+    return claims.claim(limit, now, lease, maxRun, Set.copyOf(skippedDestinations));
   }
 
   @Override

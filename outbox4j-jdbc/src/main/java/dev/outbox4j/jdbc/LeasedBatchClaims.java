@@ -97,7 +97,7 @@ final class LeasedBatchClaims {
 
   /** The store's heads-and-unkeyed read: up to {@code max} claimable key heads and unkeyed entries, ascending. */
   interface Heads {
-    List<Long> read(Connection connection, int max, Instant now) throws SQLException;
+    List<Long> read(Connection connection, int max, Instant now, Set<String> skipped) throws SQLException;
   }
 
   /** Binds the parameters of a change from index {@code first}; returns the next free index. */
@@ -211,12 +211,12 @@ final class LeasedBatchClaims {
    * @param maxRun the most entries of one key ({@code 1}: heads only, the statements of a claim without runs)
    * @return the claims, in {@code seq} order
    */
-  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil, int maxRun) {
+  List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil, int maxRun, Set<String> skipped) {
     UUID token = UUID.randomUUID();
     Map<Long, Long> previous = new HashMap<>();
     Map<Long, Long> noted = connections.inTransaction("claim", c -> {
       previous.clear(); // a deadlock victim runs this again
-      Locked locked = lock(c, limit, now, lease);
+      Locked locked = lock(c, limit, now, lease, skipped);
       if (locked.seqs().isEmpty()) {
         return Map.of();
       }
@@ -300,9 +300,11 @@ final class LeasedBatchClaims {
   /**
    * The first statement of a claim, in the claim's transaction: locks up to {@code limit} claimable entries in no
    * unexpired batch, first over the claim window, and through the keys' heads when the window was full of entries
-   * that cannot be claimed (a backlog behind a few keys).
+   * that cannot be claimed (a backlog behind a few keys). Entries of {@code skipped} destinations are never locked:
+   * the window counts them as entries that cannot be claimed, and the heads read leaves them out without reading
+   * them ({@link UnkeyedLanes}).
    */
-  Locked lock(Connection c, int limit, Instant now, Duration lease) throws SQLException {
+  Locked lock(Connection c, int limit, Instant now, Duration lease, Set<String> skipped) throws SQLException {
     try (Statement set = c.createStatement()) {
       // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
       // millisecond) would have the server end the claim's session between its statements.
@@ -316,21 +318,22 @@ final class LeasedBatchClaims {
     List<Long> locked = new ArrayList<>();
     boolean stale;
     if (headsFirst) {
-      Locked heads = lockHeads(c, limit, now, List.of());
-      headsFirst = !heads.seqs().isEmpty() && heads.seqs().size() < limit;
+      Locked heads = lockHeads(c, limit, now, List.of(), skipped);
+      // While destinations are left out, a paused destination's backlog keeps clogging the window: stay with the heads.
+      headsFirst = !heads.seqs().isEmpty() && (heads.seqs().size() < limit || !skipped.isEmpty());
       locked.addAll(heads.seqs());
       stale = heads.takeOver();
     } else {
-      Window window = lockWindow(c, limit, now, reading.floor());
+      Window window = lockWindow(c, limit, now, reading.floor(), skipped);
       floor.advance(reading, window.firstWaiting());
       locked.addAll(window.locked());
       stale = window.stale();
       // Done when the batch is full, or the window held every waiting entry (the heads read could find nothing more).
       if (locked.size() < limit && !window.wholeBacklogSeen()) {
-        Locked more = lockHeads(c, limit - locked.size(), now, locked);
+        Locked more = lockHeads(c, limit - locked.size(), now, locked, skipped);
         locked.addAll(more.seqs());
         stale |= more.takeOver();
-        headsFirst = !locked.isEmpty() && locked.size() < limit;
+        headsFirst = !locked.isEmpty() && (locked.size() < limit || !skipped.isEmpty());
       }
     }
     if (!stale && !locked.isEmpty()) {
@@ -376,7 +379,8 @@ final class LeasedBatchClaims {
    * {@link ClaimFloor#advance}). Only when the batch is not full does it go on to its last branch: one row with seq 0,
    * how many rows the window held (same snapshot) and how many it could have held.
    */
-  private Window lockWindow(Connection c, int limit, Instant now, long from) throws SQLException {
+  private Window lockWindow(Connection c, int limit, Instant now, long from, Set<String> skipped)
+      throws SQLException {
     int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
@@ -386,9 +390,9 @@ final class LeasedBatchClaims {
         + " false AS stale, coalesce((SELECT v.seq FROM " + table + " v WHERE v." + WAITING + " AND v.seq >= ?"
         + " ORDER BY v.seq LIMIT 1), 0) AS held, 0::bigint AS room, NULL::varchar AS ordering_key, 0::bigint AS key_seq)"
         + " UNION ALL (SELECT c.seq, c.lease_until IS NOT NULL, 0::bigint, 0::bigint, c.ordering_key, c.key_seq FROM"
-        + " (SELECT w.seq, w.ordering_key, w.key_seq, w.available_at, w.lease_until, " + keyFloor("w") + " AS key_floor"
-        + window + ") c"
-        + " WHERE CASE WHEN c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
+        + " (SELECT w.seq, w.destination, w.ordering_key, w.key_seq, w.available_at, w.lease_until, " + keyFloor("w")
+        + " AS key_floor" + window + ") c"
+        + " WHERE CASE WHEN c.destination <> ALL(?::varchar[]) AND c.seq NOT IN (" + inUnexpiredBatches(claimTable) + ") AND " + claimable
         + " THEN pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("c.seq") + ") ELSE false END)"
         + " UNION ALL (SELECT 0, false, count(*), ? + " + inFlight + ", NULL, 0 FROM (SELECT w.seq" + window + ") z))"
         + " x LIMIT ? + 1";
@@ -403,6 +407,7 @@ final class LeasedBatchClaims {
       statement.setLong(i++, from);
       statement.setInt(i++, size);
       statement.setObject(i++, utc(now));
+      statement.setArray(i++, c.createArrayOf("varchar", skipped.toArray()));
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
       statement.setObject(i++, utc(now));
@@ -434,7 +439,8 @@ final class LeasedBatchClaims {
   }
 
   /** Locks up to {@code limit} of the keys' heads and the unkeyed entries that are in no unexpired batch. */
-  private Locked lockHeads(Connection c, int limit, Instant now, List<Long> skip) throws SQLException {
+  private Locked lockHeads(Connection c, int limit, Instant now, List<Long> skip, Set<String> skipped)
+      throws SQLException {
     long inFlight;
     try (PreparedStatement count = c.prepareStatement("SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM "
         + claimTable + " f WHERE f.lease_until > ?")) {
@@ -446,7 +452,8 @@ final class LeasedBatchClaims {
     }
     Set<Long> excluded = new HashSet<>(skip);
     List<Long> candidates = new ArrayList<>();
-    for (long seq : heads.read(c, (int) Math.min(Integer.MAX_VALUE, 2L * limit + inFlight + skip.size()), now)) {
+    for (long seq : heads.read(c, (int) Math.min(Integer.MAX_VALUE, 2L * limit + inFlight + skip.size()), now,
+        skipped)) {
       if (!excluded.contains(seq)) {
         candidates.add(seq);
       }

@@ -104,10 +104,32 @@ public final class MariaDbDialect implements JdbcDialect {
   @Override
   public String claimHeadsAndUnkeyed(TableNames names) {
     String table = names.qualified("outbox");
-    String heads = "(SELECT h.seq, h.status, h.available_at, h.lease_until FROM (SELECT g.head_key,"
+    return ClaimSql.headsAndUnkeyed(table, "", heads(table), "u.unkeyed_waiting = 1");
+  }
+
+  private static String heads(String table) {
+    return "(SELECT h.seq, h.destination, h.status, h.available_at, h.lease_until FROM (SELECT g.head_key,"
         + " MIN(g.key_seq) AS key_seq FROM " + table + " g WHERE g.head_key IS NOT NULL GROUP BY g.head_key) a"
         + " JOIN " + table + " h ON h.head_key = a.head_key AND h.key_seq = a.key_seq) heads";
-    return ClaimSql.headsAndUnkeyed(table, "", heads, "u.unkeyed_waiting = 1");
+  }
+
+  /**
+   * A loose index scan ("Using index for group-by") of {@code (unkeyed_waiting, destination, seq)} (migration V13):
+   * one jump per destination.
+   */
+  @Override
+  public String claimUnkeyedDestinations(TableNames names) {
+    return "SELECT u.destination FROM " + names.qualified("outbox") + " u FORCE INDEX ("
+        + names.unqualified("ix_outbox_unkeyed_destination") + ") WHERE u.unkeyed_waiting = 1"
+        + " GROUP BY u.destination LIMIT ?";
+  }
+
+  /** Heads as {@link #claimHeadsAndUnkeyed}; each destination's unkeyed lane from the index of migration V13. */
+  @Override
+  public String claimHeadsAndLanes(TableNames names, int skipped, int lanes) {
+    String table = names.qualified("outbox");
+    return ClaimSql.headsAndLanes("", heads(table), table + " u FORCE INDEX ("
+        + names.unqualified("ix_outbox_unkeyed_destination") + ")", "u.unkeyed_waiting = 1", skipped, lanes);
   }
 
   @Override

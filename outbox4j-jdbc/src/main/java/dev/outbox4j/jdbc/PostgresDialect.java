@@ -25,6 +25,9 @@ public final class PostgresDialect implements JdbcDialect {
    */
   static final String UNDELIVERED_OF_KEY = "h.ordering_key = c.ordering_key AND h.status <> 'DELIVERED'";
 
+  /** {@code u} is a waiting unkeyed entry: in the partial indexes of the unkeyed lanes. */
+  private static final String UNKEYED_WAITING = "u.status IN ('PENDING', 'FAILED') AND u.ordering_key IS NULL";
+
   private PostgresDialect() {}
 
   @Override
@@ -74,19 +77,43 @@ public final class PostgresDialect implements JdbcDialect {
    * undelivered keyed rows are in it) to the next key, and a LATERAL probe reads that key's first entry. Unkeyed
    * entries come from the partial index {@code ix_outbox_claim_unkeyed}.
    */
-  @Override
-  public String claimHeadsAndUnkeyed(TableNames names) {
+  private static String headsWith(TableNames names) {
     String table = names.qualified("outbox");
     String keyed = "h.status <> 'DELIVERED' AND h.ordering_key IS NOT NULL";
     String with = "WITH RECURSIVE active (k) AS ("
         + "(SELECT h.ordering_key FROM " + table + " h WHERE " + keyed + " ORDER BY h.ordering_key LIMIT 1)"
         + " UNION ALL SELECT (SELECT h.ordering_key FROM " + table + " h WHERE " + keyed
         + " AND h.ordering_key > active.k ORDER BY h.ordering_key LIMIT 1) FROM active WHERE active.k IS NOT NULL),"
-        + " heads AS (SELECT f.seq, f.status, f.available_at, f.lease_until FROM active CROSS JOIN LATERAL"
-        + " (SELECT h.seq, h.status, h.available_at, h.lease_until FROM " + table + " h"
+        + " heads AS (SELECT f.seq, f.destination, f.status, f.available_at, f.lease_until FROM active CROSS JOIN"
+        + " LATERAL (SELECT h.seq, h.destination, h.status, h.available_at, h.lease_until FROM " + table + " h"
         + " WHERE h.ordering_key = active.k AND h.status <> 'DELIVERED' ORDER BY h.key_seq LIMIT 1) f) ";
-    return ClaimSql.headsAndUnkeyed(table, with, "heads",
-        "u.status IN ('PENDING', 'FAILED') AND u.ordering_key IS NULL");
+    return with;
+  }
+
+  @Override
+  public String claimHeadsAndUnkeyed(TableNames names) {
+    return ClaimSql.headsAndUnkeyed(names.qualified("outbox"), headsWith(names), "heads", UNKEYED_WAITING);
+  }
+
+  /**
+   * A recursive skip scan of the partial index on {@code (destination, seq)} of waiting unkeyed entries (migration
+   * V13): each step descends to the next destination.
+   */
+  @Override
+  public String claimUnkeyedDestinations(TableNames names) {
+    String table = names.qualified("outbox");
+    String lane = " FROM " + table + " u WHERE " + UNKEYED_WAITING;
+    return "WITH RECURSIVE d (destination) AS ((SELECT u.destination" + lane + " ORDER BY u.destination LIMIT 1)"
+        + " UNION ALL SELECT (SELECT u.destination" + lane + " AND u.destination > d.destination"
+        + " ORDER BY u.destination LIMIT 1) FROM d WHERE d.destination IS NOT NULL)"
+        + " SELECT d.destination FROM d WHERE d.destination IS NOT NULL LIMIT ?";
+  }
+
+  /** Heads as {@link #claimHeadsAndUnkeyed}; each destination's unkeyed lane from the index of migration V13. */
+  @Override
+  public String claimHeadsAndLanes(TableNames names, int skipped, int lanes) {
+    return ClaimSql.headsAndLanes(headsWith(names), "heads", names.qualified("outbox") + " u", UNKEYED_WAITING,
+        skipped, lanes);
   }
 
   @Override

@@ -27,11 +27,11 @@ final class PgBouncerClaimer {
       List<Claim> claimed = store.claim(batch, Instant.now(), lease);
       System.out.println("CLAIMED " + claimed.size());
       TableNames names = TableNames.withPrefix(args[1]);
-      LeasedBatchClaims next = new LeasedBatchClaims(null, (c, max, now) -> List.of(),
+      LeasedBatchClaims next = new LeasedBatchClaims(null, (c, max, now, skipped) -> List.of(),
           new OutboxRows(PostgresDialect.INSTANCE, names), names.qualified("outbox"), names.qualified("outbox_claim"));
       try (Connection c = pool.getConnection()) {
         c.setAutoCommit(false);
-        System.out.println("LOCKED " + next.lock(c, batch, Instant.now(), lease).seqs().size());
+        System.out.println("LOCKED " + next.lock(c, batch, Instant.now(), lease, java.util.Set.of()).seqs().size());
         System.out.flush();
         Thread.sleep(Duration.ofMinutes(5).toMillis()); // killed here, inside the transaction
       }

@@ -170,12 +170,12 @@ class PostgresLeasedBatchesTest {
     write("a");
     write(null);
     Duration shortLease = Duration.ofSeconds(1);
-    LeasedBatchClaims frozenClaims = new LeasedBatchClaims(null, (c, max, at) -> List.of(),
+    LeasedBatchClaims frozenClaims = new LeasedBatchClaims(null, (c, max, at, skipped) -> List.of(),
         new OutboxRows(PostgresDialect.INSTANCE, TableNames.withPrefix(PREFIX)),
         TableNames.withPrefix(PREFIX).qualified("outbox"), TableNames.withPrefix(PREFIX).qualified("outbox_claim"));
     try (Connection frozen = pool().getConnection()) {
       frozen.setAutoCommit(false);
-      assertThat(frozenClaims.lock(frozen, 10, now(), shortLease).seqs()).hasSize(2);
+      assertThat(frozenClaims.lock(frozen, 10, now(), shortLease, java.util.Set.of()).seqs()).hasSize(2);
       assertThat(batches.claim(10, now(), LEASE)).as("locked by the frozen claim").isEmpty();
 
       await().atMost(Duration.ofSeconds(20)).until(() -> batches.claim(10, now(), LEASE).size() == 2);

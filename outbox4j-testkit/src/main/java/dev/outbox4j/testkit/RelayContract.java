@@ -910,19 +910,15 @@ public abstract class RelayContract {
       webhooks.add(writeTo("webhooks", null, "w" + i));
       writeTo("orders", null, "o" + i);
     }
+    List<OutboxEntry> before = webhooks.stream().map(id -> store.find(id).orElseThrow()).toList();
     List<String> received = new CopyOnWriteArrayList<>();
     Relay relay = relay(InProcessTransport.consuming(m -> received.add(m.destination() + ":" + text(m)))).build();
     store.pauseDestination("webhooks", "alice", "endpoint migrating", clock.instant());
 
-    assertThat(relay.flush()).isEqualTo(new RelayResult(6, 3, 3, 0, 3, 0, 0));
+    // The paused destination's entries are not even claimed: they wait, untouched (uncharged, nothing written).
+    assertThat(relay.flush()).isEqualTo(new RelayResult(3, 3, 3, 0, 0, 0, 0));
     assertThat(received).containsExactlyInAnyOrder("orders:o0", "orders:o1", "orders:o2");
-    for (UUID id : webhooks) {
-      OutboxEntry entry = store.find(id).orElseThrow();
-      assertThat(entry.status()).isEqualTo(EntryStatus.PENDING);
-      assertThat(entry.attempts()).isZero();
-      assertThat(entry.lastError()).isEqualTo("paused by alice: endpoint migrating");
-      assertThat(entry.availableAt()).isEqualTo(clock.instant().plusSeconds(5)); // short: back soon after a resume
-    }
+    assertThat(webhooks.stream().map(id -> store.find(id).orElseThrow()).toList()).isEqualTo(before);
     assertThat(relay.pausedDestinations()).singleElement().satisfies(paused -> {
       assertThat(paused.destination()).isEqualTo("webhooks");
       assertThat(paused.cause()).isEqualTo(DestinationStatus.Cause.OPERATOR);
@@ -944,6 +940,37 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void a_paused_destination_s_waiting_backlog_leaves_the_other_destinations_claims_whole() {
+    for (int i = 0; i < 120; i++) {
+      writeTo("webhooks", i % 10 == 0 ? "hook" + i : null, "w" + i); // unkeyed, and a few keys' heads
+    }
+    Set<String> probed = ConcurrentHashMap.newKeySet();
+    Relay relay = relay(InProcessTransport.of(m -> {
+      if (m.destination().equals("webhooks")) {
+        probed.add(text(m));
+        return DeliveryOutcome.retryable("503 Service Unavailable");
+      }
+      return DeliveryOutcome.delivered();
+    })).withBatchSize(10).withOutageBackoff(Duration.ofSeconds(30), Duration.ofMinutes(5)).build();
+    assertThat(relay.flush().attempted()).isEqualTo(10); // the webhooks' first batch: down, paused
+    assertThat(relay.pausedDestinations()).extracting(DestinationStatus::destination).containsExactly("webhooks");
+
+    // Written after the backlog: a full batch of others per pass, none of the paused destination's entries.
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 10; i++) {
+        writeTo(i % 2 == 0 ? "orders" : "audit", i == 3 ? "order" + round : null, "o" + round + "." + i);
+      }
+      assertThat(relay.flush()).as("pass " + round).isEqualTo(new RelayResult(10, 10, 10, 0, 0, 0, 0));
+    }
+    assertThat(probed).hasSize(10);
+
+    // Its probe is still sent when due, from the entries that waited.
+    clock.advance(Duration.ofSeconds(30));
+    relay.flush();
+    assertThat(probed).hasSizeGreaterThan(10);
+  }
+
+  @Test
   public final void a_pause_from_another_process_takes_effect_when_the_relay_next_reads_the_pauses_within_a_second() {
     List<String> received = new CopyOnWriteArrayList<>();
     Relay relay = relay(InProcessTransport.consuming(m -> received.add(text(m)))).build();
@@ -955,7 +982,7 @@ public abstract class RelayContract {
     writeTo("webhooks", null, "after");
     RelayResult result = relay.flush();
 
-    assertThat(result.postponed()).isEqualTo(1);
+    assertThat(result.claimed()).isZero(); // left out of the claim: it waits, untouched
     assertThat(received).containsExactly("before");
     assertThat(relay.pausedDestinations()).extracting(DestinationStatus::destination).containsExactly("webhooks");
     assertThat(relay.pausedDestinations().get(0).lastError()).isEqualTo("paused by cli");

@@ -146,6 +146,16 @@ public final class LazyDialect implements JdbcDialect {
   }
 
   @Override
+  public @Nullable String claimUnkeyedDestinations(dev.outbox4j.jdbc.TableNames names) {
+    return resolved().claimUnkeyedDestinations(names);
+  }
+
+  @Override
+  public String claimHeadsAndLanes(dev.outbox4j.jdbc.TableNames names, int skipped, int lanes) {
+    return resolved().claimHeadsAndLanes(names, skipped, lanes);
+  }
+
+  @Override
   public @Nullable String wakeUpStatement() {
     return resolved().wakeUpStatement();
   }

@@ -98,6 +98,10 @@ class RunModePausedDestinationTest {
             "destination paused: erp");
         assertThat(get(base + "/health/live").statusCode()).isEqualTo(200);
 
+        // The per-destination gauges come from the stats sampler's last sample: wait for one taken after the healthy
+        // destination drained (it can drain within one sampling interval).
+        await().atMost(Duration.ofSeconds(30)).until(() -> !get(base + "/metrics").body()
+            .contains("destination=\"orders\""));
         List<String> metrics = Arrays.asList(get(base + "/metrics").body().split("\n"));
         assertThat(metrics).anySatisfy(line -> assertThat(line)
             .startsWith("outbox4j_destination_paused{").contains("destination=\"erp\"").endsWith(" 1.0"));
