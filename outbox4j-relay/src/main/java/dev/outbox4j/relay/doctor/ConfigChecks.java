@@ -41,7 +41,8 @@ final class ConfigChecks {
     }
     RelayConfig.Server server = config.server();
     if (server.enabled() && server.tls() == null && !isLoopback(server.bind())) {
-      findings.add(Finding.unsafe("tls", "the relay's server listens on " + server.bind() + " without TLS: the admin"
+      // INFO, not UNSAFE: no delivery guarantee rests on it, and a container binds beyond loopback behind its own proxy
+      findings.add(Finding.info("tls", "the relay's server listens on " + server.bind() + " without TLS: the admin"
           + " token, quarantine reasons and the audit log cross the network readable", "server.tls.certificate and"
           + " server.tls.key, or server.bind: 127.0.0.1 behind a TLS-terminating proxy"));
     }
