@@ -2,6 +2,7 @@ package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import dev.outbox4j.spi.Claim;
 import java.sql.Array;
 import java.sql.Connection;
@@ -25,7 +26,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.PGStatement;
 
 /**
  * The PostgreSQL claim of a {@link JdbcOutboxStore} under {@link ClaimStrategy#LEASED_BATCHES}: one narrow row per
@@ -304,12 +304,7 @@ final class LeasedBatchClaims {
    */
   Locked lock(Connection c, int limit, Instant now, Duration lease) throws SQLException {
     try (Statement set = c.createStatement()) {
-      // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
-      // millisecond) would have the server end the claim's session between its statements.
-      // And no sequential scan: the claim table is read through its indexes (V10, V11), whatever its statistics say (a
-      // table of few live rows and many dead ones, never analysed, looks small enough to read whole).
-      set.execute("SET LOCAL idle_in_transaction_session_timeout = "
-          + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()) + "; SET LOCAL enable_seqscan = off");
+      set.execute(ClaimSession.postgres(lease)); // isolation, durability and bounds of this transaction: first
     }
     floor.rescanIfDue(connections);
     ClaimFloor.Reading reading = floor.sample(c);
@@ -691,14 +686,7 @@ final class LeasedBatchClaims {
    * {@code seq}. Used for the statements outside the claim's transaction, which cannot set {@code enable_seqscan}.
    */
   static PreparedStatement planEachTime(PreparedStatement statement) throws SQLException {
-    try {
-      if (statement.isWrapperFor(PGStatement.class)) {
-        statement.unwrap(PGStatement.class).setPrepareThreshold(0);
-      }
-    } catch (LinkageError noPgJdbc) {
-      // another PostgreSQL driver: its statements keep its own planning
-    }
-    return statement;
+    return UnnamedStatements.unnamed(statement);
   }
 
   private static OffsetDateTime utc(Instant instant) {
