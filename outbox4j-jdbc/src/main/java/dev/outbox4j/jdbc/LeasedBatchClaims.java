@@ -52,7 +52,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Runs</b> (only with {@code maxRun > 1}): between the lock and the takeover, one read finds the entries right
  *       behind the locked heads ({@link KeyRuns}); the note then keeps a run member only with the one before it, and
  *       a member left out after the commit (changed, unreadable) takes the rest of its run out of the batch with it.
- *   <li><b>Commit</b>, waiting for the WAL flush: the batch row is as durable as the entries, so neither a crash of the
+ *   <li><b>Commit</b>, waiting for the WAL flush (the transaction sets {@code synchronous_commit = on} and READ
+ *       COMMITTED itself, {@link ClaimSession}): the batch row is as durable as the entries, so neither a crash of the
  *       server nor a promoted synchronous standby forgets it. The advisory locks go with the commit.
  * </ol>
  * Then the entries are read in auto-commit by {@code seq}; an entry whose version moved meanwhile (an entry-face change
