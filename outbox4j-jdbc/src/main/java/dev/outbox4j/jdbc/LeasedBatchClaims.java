@@ -86,7 +86,8 @@ import org.jspecify.annotations.Nullable;
  * correctness argument refers to the other's. Where the claim starts reading is apart, in {@link ClaimFloor}.
  *
  * <p>Thread-safe. The batches this store claimed are remembered (their entries not completed yet), so that a completion
- * knows whether it finishes its batch; completions of one batch are serialised in this store.
+ * knows whether it finishes its batch, until their lease has passed (each claim forgets those); completions of one
+ * batch are serialised in this store.
  */
 final class LeasedBatchClaims {
   /** Runs a unit of work on one of the store's connections, in a transaction or in auto-commit. */
@@ -106,12 +107,14 @@ final class LeasedBatchClaims {
     int bind(PreparedStatement statement, int first) throws SQLException;
   }
 
-  /** The entries of one claimed batch that this store has not completed yet. */
+  /** The entries of one claimed batch that this store has not completed yet, and until when it holds them. */
   private static final class Batch {
     final Set<Long> open;
+    final Instant leaseUntil;
 
-    Batch(Set<Long> open) {
+    Batch(Set<Long> open, Instant leaseUntil) {
       this.open = open;
+      this.leaseUntil = leaseUntil;
     }
   }
 
@@ -213,6 +216,7 @@ final class LeasedBatchClaims {
    * @return the claims, in {@code seq} order
    */
   List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil, int maxRun) {
+    forgetExpired(now);
     UUID token = UUID.randomUUID();
     Map<Long, Long> previous = new HashMap<>();
     Map<Long, Long> noted = connections.inTransaction("claim", c -> {
@@ -237,7 +241,7 @@ final class LeasedBatchClaims {
     if (noted.isEmpty()) {
       return List.of();
     }
-    batches.put(token, new Batch(new HashSet<>(noted.keySet())));
+    batches.put(token, new Batch(new HashSet<>(noted.keySet()), leaseUntil));
     List<OutboxRows.Read> read;
     try {
       read = connections.autoCommit("claim", c -> read(c, new ArrayList<>(noted.keySet())));
@@ -281,6 +285,21 @@ final class LeasedBatchClaims {
       complete("claim", token, leaving, "SELECT o.seq FROM " + table + " o", (s, first) -> first);
     }
     return claims;
+  }
+
+  /**
+   * Forgets the batches whose lease has passed by {@code now} (entries in doubt, past their cutoff, whose completion
+   * failed or never came), so that what this store remembers is bounded by what it claimed within one lease. A late
+   * completion of a forgotten batch is applied as one of a batch this store does not know ({@link #completeUnknown}):
+   * fenced in the same way, only without deleting the row, which a takeover deletes once it is empty and expired.
+   */
+  private void forgetExpired(Instant now) {
+    batches.values().removeIf(batch -> !batch.leaseUntil.isAfter(now));
+  }
+
+  /** @return how many claimed batches this store remembers (not completed yet, lease not passed at the last claim) */
+  int rememberedBatches() {
+    return batches.size();
   }
 
   /** Deletes a batch row that was never handed out; should that fail too, the batch waits for its lease. */
