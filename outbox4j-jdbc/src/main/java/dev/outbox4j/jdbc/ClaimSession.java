@@ -2,7 +2,6 @@ package dev.outbox4j.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 
 /**
@@ -20,8 +19,10 @@ import java.time.Duration;
  *       token lost in a crash of the server frees entries whose sends may still land, and a completion is made
  *       durable by the next claim's flush: {@link LeasedBatchClaims}); plus the claim's own
  *       {@code idle_in_transaction_session_timeout} and {@code enable_seqscan}. All are transaction-scoped.
- *   <li><b>MariaDB/MySQL</b> ({@link #begin}, one statement before the claim's first read):
- *       {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED}, which applies to the next transaction only. The claim
+ *   <li><b>MariaDB/MySQL</b> ({@link #begin} and {@link #end}, around the transaction): the connection's isolation is
+ *       set to READ COMMITTED for the claim when it is another, and set back afterwards (one statement each; none
+ *       when the connection already runs at READ COMMITTED). Not {@code SET TRANSACTION} for the next transaction
+ *       only: that works, but the server shows no trace of it, so nothing could check it. The claim
  *       decides heads with lock-free reads that must not see uncommitted rows (READ UNCOMMITTED would let a claim take
  *       the next entry of a key whose head's completion then rolls back), and must not turn into locking reads
  *       (SERIALIZABLE makes every read in a transaction a shared-locking read, which blocks writers and deadlocks
@@ -57,18 +58,11 @@ final class ClaimSession {
   }
 
   /**
-   * Sets a MariaDB/MySQL or H2 claim's isolation: on MariaDB/MySQL for the transaction about to begin (the connection
-   * is in manual commit and has run nothing yet); on H2 for the connection, before its transaction begins.
+   * Sets a MariaDB/MySQL or H2 claim's isolation on its connection, which is in manual commit and has run nothing yet.
    *
    * @return the isolation to give back in {@link #end}, or {@code -1} for nothing to give back
    */
-  static int begin(Connection connection, JdbcDialect dialect) throws SQLException {
-    if ("mariadb".equals(dialect.name())) {
-      try (Statement set = connection.createStatement()) {
-        set.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
-      }
-      return -1;
-    }
+  static int begin(Connection connection) throws SQLException {
     int previous = connection.getTransactionIsolation();
     if (previous == Connection.TRANSACTION_READ_COMMITTED) {
       return -1;

@@ -200,7 +200,7 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
       int isolation = -1;
       try {
         if (claim) {
-          isolation = ClaimSession.begin(connection, dialect);
+          isolation = ClaimSession.begin(connection);
         }
         R result = work.run(connection);
         connection.commit();

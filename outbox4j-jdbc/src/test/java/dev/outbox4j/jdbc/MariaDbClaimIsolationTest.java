@@ -19,11 +19,11 @@ class MariaDbClaimIsolationTest extends SessionIsolationTests {
 
   @Override
   String probe() {
-    return "SELECT trx_isolation_level FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID()";
+    return "SELECT @@session.tx_isolation";
   }
 
   @Override
   String expectedInClaim() {
-    return "READ COMMITTED";
+    return "READ-COMMITTED";
   }
 }
