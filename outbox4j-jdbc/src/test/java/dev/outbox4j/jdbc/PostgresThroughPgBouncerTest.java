@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -189,6 +190,68 @@ class PostgresThroughPgBouncerTest {
     assertThat(received).hasSize(10);
     received.values().forEach(sequence -> assertThat(sequence).isSorted().doesNotHaveDuplicates()
         .hasSize(perKey));
+  }
+
+  /**
+   * Two relay processes, each with a pool of its own through PgBouncer (pool size 3) with the driver's default settings,
+   * drain 600 keyed entries: no relay error and no claim lost in either process's output, every entry received once,
+   * each key in order (the transports record arrivals over a direct connection, in one sequence).
+   */
+  @Test
+  void two_relay_processes_through_pgbouncer_with_the_drivers_defaults_log_no_claim_failure() throws Exception {
+    DataSource direct = TestDatabase.POSTGRES.pool(PREFIX);
+    TestDatabase.truncate(direct, TableNames.withPrefix(PREFIX));
+    try (java.sql.Connection c = direct.getConnection(); java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + PREFIX + "received");
+      s.execute("CREATE TABLE " + PREFIX + "received (arrival bigserial PRIMARY KEY, ordering_key text NOT NULL,"
+          + " position int NOT NULL)");
+    }
+    JdbcOutboxStore writer = JdbcOutboxStore.builder(direct).withTablePrefix(PREFIX).build();
+    int keys = 12;
+    int perKey = 50;
+    try (java.sql.Connection c = direct.getConnection()) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < perKey; i++) {
+        for (int k = 0; k < keys; k++) {
+          writer.outbox().write(c, Message.builder().withDestination("d").withOrderingKey("k" + k)
+              .withPayload(Integer.toString(i).getBytes(java.nio.charset.StandardCharsets.UTF_8)).build());
+        }
+        c.commit();
+      }
+    }
+    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<Process> relays = new ArrayList<>();
+    List<Path> outputs = new ArrayList<>();
+    for (int r = 0; r < 2; r++) {
+      Path output = directory.resolve("relay-" + r + ".log");
+      outputs.add(output);
+      relays.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+          classPath, PgBouncerRelay.class.getName(), url(bouncerPort), RunDatabases.postgresUrl(), PREFIX)
+          .redirectErrorStream(true).redirectOutput(output.toFile()).start());
+    }
+    try {
+      for (Process relay : relays) {
+        assertThat(relay.waitFor(150, TimeUnit.SECONDS)).as("the relay process ended").isTrue();
+      }
+    } finally {
+      relays.forEach(Process::destroyForcibly);
+    }
+    for (Path output : outputs) {
+      List<String> lines = Files.readAllLines(output);
+      assertThat(lines).as("the output of " + output.getFileName()).contains("DONE")
+          .noneMatch(line -> line.startsWith("ERROR") || line.startsWith("CLAIM LOST"));
+    }
+    Map<String, List<Integer>> received = new HashMap<>();
+    try (java.sql.Connection c = direct.getConnection(); java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rows = s.executeQuery("SELECT ordering_key, position FROM " + PREFIX + "received"
+            + " ORDER BY arrival")) {
+      while (rows.next()) {
+        received.computeIfAbsent(rows.getString(1), k -> new ArrayList<>()).add(rows.getInt(2));
+      }
+    }
+    assertThat(received).hasSize(keys);
+    received.forEach((key, order) -> assertThat(order).as("the arrivals of key " + key)
+        .isEqualTo(java.util.stream.IntStream.range(0, perKey).boxed().toList()));
   }
 
   /**
