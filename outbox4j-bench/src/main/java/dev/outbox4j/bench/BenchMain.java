@@ -31,6 +31,7 @@ import java.util.Set;
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 20000 --runs 2 --only kafka,rabbitmq,nats"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="claim-backlog --db mariadb"   (ClaimBacklogBench)
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="serializable-writers"   (SerializableWritersBench)
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="horizon"    (HorizonBench; also "soak")
  * </pre>
  *
@@ -56,6 +57,10 @@ public final class BenchMain {
    * @param args see {@link BenchOptions#usage()}
    */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("serializable-writers")) {
+      SerializableWritersBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     if (args.length > 0 && args[0].equals("claim-backlog")) {
       ClaimBacklogBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;

@@ -170,7 +170,7 @@ final class ClaimFace extends StoreJdbc {
           }
           return claimLockedRuns(c, plan, now, leaseUntil, token);
         })
-        : inTransaction("claim", c -> {
+        : inClaimTransaction("claim", c -> {
           List<Long> candidates = candidates(c, wanted, now, skipped);
           return candidates.isEmpty() ? List.of()
               : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token, maxRun);

@@ -6,6 +6,7 @@ import dev.outbox4j.MessageLimits;
 import dev.outbox4j.Outbox;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.OutboxException;
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -98,7 +99,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
       }
       OutboxRows rows = rows(transaction);
       Instant now = clock.instant();
-      try (PreparedStatement insert = transaction.prepareStatement(rows.insert)) {
+      try (PreparedStatement insert = UnnamedStatements.unnamed(transaction.prepareStatement(rows.insert))) {
         if (messages.size() == 1) {
           rows.bindInsert(insert, OutboxEntry.pending(messages.get(0), now));
           insert.executeUpdate();
@@ -117,7 +118,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
       }
       String notify = rows.dialect.wakeUpStatement();
       if (wakeUpNotify && notify != null) {
-        try (PreparedStatement statement = transaction.prepareStatement(notify)) {
+        try (PreparedStatement statement = UnnamedStatements.unnamed(transaction.prepareStatement(notify))) {
           statement.setString(1, channel(names));
           statement.execute();
         }

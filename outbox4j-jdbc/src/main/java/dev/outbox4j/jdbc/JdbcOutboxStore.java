@@ -274,6 +274,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     return claims.claimFloor();
   }
 
+  /** @return how many leased batches this store remembers ({@link LeasedBatchClaims}); for tests */
+  int rememberedBatches() {
+    return claims.batchClaims.rememberedBatches();
+  }
+
   @Override
   public OutboxEntry save(OutboxEntry given) {
     OutboxEntry saved = entries.save(given);

@@ -2,6 +2,7 @@ package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import dev.outbox4j.spi.Claim;
 import java.sql.Array;
 import java.sql.Connection;
@@ -25,7 +26,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.PGStatement;
 
 /**
  * The PostgreSQL claim of a {@link JdbcOutboxStore} under {@link ClaimStrategy#LEASED_BATCHES}: one narrow row per
@@ -52,7 +52,8 @@ import org.postgresql.PGStatement;
  *   <li><b>Runs</b> (only with {@code maxRun > 1}): between the lock and the takeover, one read finds the entries right
  *       behind the locked heads ({@link KeyRuns}); the note then keeps a run member only with the one before it, and
  *       a member left out after the commit (changed, unreadable) takes the rest of its run out of the batch with it.
- *   <li><b>Commit</b>, waiting for the WAL flush: the batch row is as durable as the entries, so neither a crash of the
+ *   <li><b>Commit</b>, waiting for the WAL flush (the transaction sets {@code synchronous_commit = on} and READ
+ *       COMMITTED itself, {@link ClaimSession}): the batch row is as durable as the entries, so neither a crash of the
  *       server nor a promoted synchronous standby forgets it. The advisory locks go with the commit.
  * </ol>
  * Then the entries are read in auto-commit by {@code seq}; an entry whose version moved meanwhile (an entry-face change
@@ -85,7 +86,8 @@ import org.postgresql.PGStatement;
  * correctness argument refers to the other's. Where the claim starts reading is apart, in {@link ClaimFloor}.
  *
  * <p>Thread-safe. The batches this store claimed are remembered (their entries not completed yet), so that a completion
- * knows whether it finishes its batch; completions of one batch are serialised in this store.
+ * knows whether it finishes its batch, until their lease has passed (each claim forgets those); completions of one
+ * batch are serialised in this store.
  */
 final class LeasedBatchClaims {
   /** Runs a unit of work on one of the store's connections, in a transaction or in auto-commit. */
@@ -105,12 +107,14 @@ final class LeasedBatchClaims {
     int bind(PreparedStatement statement, int first) throws SQLException;
   }
 
-  /** The entries of one claimed batch that this store has not completed yet. */
+  /** The entries of one claimed batch that this store has not completed yet, and until when it holds them. */
   private static final class Batch {
     final Set<Long> open;
+    final Instant leaseUntil;
 
-    Batch(Set<Long> open) {
+    Batch(Set<Long> open, Instant leaseUntil) {
       this.open = open;
+      this.leaseUntil = leaseUntil;
     }
   }
 
@@ -212,6 +216,7 @@ final class LeasedBatchClaims {
    * @return the claims, in {@code seq} order
    */
   List<Claim> claim(int limit, Instant now, Duration lease, Instant leaseUntil, int maxRun, Set<String> skipped) {
+    forgetExpired(now);
     UUID token = UUID.randomUUID();
     Map<Long, Long> previous = new HashMap<>();
     Map<Long, Long> noted = connections.inTransaction("claim", c -> {
@@ -236,7 +241,7 @@ final class LeasedBatchClaims {
     if (noted.isEmpty()) {
       return List.of();
     }
-    batches.put(token, new Batch(new HashSet<>(noted.keySet())));
+    batches.put(token, new Batch(new HashSet<>(noted.keySet()), leaseUntil));
     List<OutboxRows.Read> read;
     try {
       read = connections.autoCommit("claim", c -> read(c, new ArrayList<>(noted.keySet())));
@@ -282,6 +287,21 @@ final class LeasedBatchClaims {
     return claims;
   }
 
+  /**
+   * Forgets the batches whose lease has passed by {@code now} (entries in doubt, past their cutoff, whose completion
+   * failed or never came), so that what this store remembers is bounded by what it claimed within one lease. A late
+   * completion of a forgotten batch is applied as one of a batch this store does not know ({@link #completeUnknown}):
+   * fenced in the same way, only without deleting the row, which a takeover deletes once it is empty and expired.
+   */
+  private void forgetExpired(Instant now) {
+    batches.values().removeIf(batch -> !batch.leaseUntil.isAfter(now));
+  }
+
+  /** @return how many claimed batches this store remembers (not completed yet, lease not passed at the last claim) */
+  int rememberedBatches() {
+    return batches.size();
+  }
+
   /** Deletes a batch row that was never handed out; should that fail too, the batch waits for its lease. */
   private void giveBack(UUID token, RuntimeException failure) {
     batches.remove(token);
@@ -306,12 +326,7 @@ final class LeasedBatchClaims {
    */
   Locked lock(Connection c, int limit, Instant now, Duration lease, Set<String> skipped) throws SQLException {
     try (Statement set = c.createStatement()) {
-      // Never shorter than a few seconds: a lease shorter than the claim's own pauses between statements (tests use a
-      // millisecond) would have the server end the claim's session between its statements.
-      // And no sequential scan: the claim table is read through its indexes (V10, V11), whatever its statistics say (a
-      // table of few live rows and many dead ones, never analysed, looks small enough to read whole).
-      set.execute("SET LOCAL idle_in_transaction_session_timeout = "
-          + Math.max(MIN_IDLE_IN_CLAIM.toMillis(), lease.toMillis()) + "; SET LOCAL enable_seqscan = off");
+      set.execute(ClaimSession.postgres(lease)); // isolation, durability and bounds of this transaction: first
     }
     floor.rescanIfDue(connections);
     ClaimFloor.Reading reading = floor.sample(c);
@@ -702,14 +717,7 @@ final class LeasedBatchClaims {
    * {@code seq}. Used for the statements outside the claim's transaction, which cannot set {@code enable_seqscan}.
    */
   static PreparedStatement planEachTime(PreparedStatement statement) throws SQLException {
-    try {
-      if (statement.isWrapperFor(PGStatement.class)) {
-        statement.unwrap(PGStatement.class).setPrepareThreshold(0);
-      }
-    } catch (LinkageError noPgJdbc) {
-      // another PostgreSQL driver: its statements keep its own planning
-    }
-    return statement;
+    return UnnamedStatements.unnamed(statement);
   }
 
   private static OffsetDateTime utc(Instant instant) {

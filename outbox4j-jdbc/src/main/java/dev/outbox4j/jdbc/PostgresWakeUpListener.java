@@ -25,7 +25,9 @@ import org.postgresql.PGNotification;
  * connection is held for the listener's life (take it from a plain {@link DataSource}, not from a small pool).
  * Notifications are hints, never the source of truth: when the connection breaks, the listener reconnects after a
  * pause and runs the callback once, so a commit missed meanwhile is still picked up; the relay's poll remains the
- * safety net.
+ * safety net. Through a transaction-mode pooler (PgBouncer in transaction mode) a LISTEN lasts only for the one
+ * transaction that ran it, so the listener hears nothing and the relay works on its poll alone: give the listener a
+ * data source that connects to the server directly.
  *
  * <p>Thread-safe. {@link #close()} stops the thread and closes the connection.
  */

@@ -7,6 +7,7 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.jdbc.internal.LazyDialect;
 import dev.outbox4j.jdbc.internal.StatementTimeouts;
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import dev.outbox4j.spi.Retention;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -178,11 +179,29 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
     return retryingDeadlocks(() -> inTransactionOnce(what, work));
   }
 
+  /**
+   * As {@link #inTransaction}, for a claim on MariaDB/MySQL or H2: the transaction runs at the isolation its claim needs
+   * ({@link ClaimSession}), and the connection goes back as it came. (A PostgreSQL claim sets its own, in its first
+   * statement.)
+   */
+  <R> R inClaimTransaction(String what, ConnectionWork<R> work) {
+    return retryingDeadlocks(() -> inTransactionOnce(what, true, work));
+  }
+
   <R> R inTransactionOnce(String what, ConnectionWork<R> work) {
+    return inTransactionOnce(what, false, work);
+  }
+
+  private <R> R inTransactionOnce(String what, boolean claim, ConnectionWork<R> work) {
     try (Connection borrowed = dataSource.getConnection()) {
       Connection connection = ready(borrowed);
+      int threshold = UnnamedStatements.keep(borrowed);
       connection.setAutoCommit(false);
+      int isolation = -1;
       try {
+        if (claim) {
+          isolation = ClaimSession.begin(connection);
+        }
         R result = work.run(connection);
         connection.commit();
         return result;
@@ -195,6 +214,8 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
         throw e;
       } finally {
         connection.setAutoCommit(true);
+        ClaimSession.end(connection, isolation);
+        UnnamedStatements.giveBack(borrowed, threshold);
       }
     } catch (SQLException e) {
       throw failure(what, e);

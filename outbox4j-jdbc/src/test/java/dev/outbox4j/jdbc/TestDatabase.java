@@ -38,6 +38,11 @@ enum TestDatabase {
 
   /** @return a new, separate pool (the caller closes it) */
   HikariDataSource newPool(String prefix, int size) {
+    return newPool(prefix, size, config -> { });
+  }
+
+  /** @return a new, separate pool, configured further by {@code more} (the caller closes it) */
+  HikariDataSource newPool(String prefix, int size, java.util.function.Consumer<HikariConfig> more) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url(prefix));
     config.setMaximumPoolSize(size);
@@ -50,6 +55,7 @@ enum TestDatabase {
       // pgjdbc sends the JVM's zone as a startup parameter, overriding URL options; set the session zone after it
       config.setConnectionInitSql("SET TIME ZONE 'Pacific/Chatham'");
     }
+    more.accept(config);
     return new HikariDataSource(config);
   }
 

@@ -8,6 +8,7 @@ import dev.outbox4j.jdbc.SchemaMigrator;
 import dev.outbox4j.jdbc.TableNames;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.jdbc.internal.DuplicateTolerantInsert;
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -105,7 +106,7 @@ public final class JdbcInbox implements Inbox<Connection> {
   }
 
   private int insert(Connection connection, String consumerName, UUID messageId, Instant now) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(insert)) {
+    try (PreparedStatement statement = UnnamedStatements.unnamed(connection.prepareStatement(insert))) {
       statement.setString(1, consumerName);
       dialect.setUuid(statement, 2, messageId);
       dialect.setInstant(statement, 3, now);

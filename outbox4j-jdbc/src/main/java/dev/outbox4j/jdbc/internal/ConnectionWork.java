@@ -24,7 +24,7 @@ public interface ConnectionWork<R extends @Nullable Object> {
 
   /**
    * Runs the work on a connection borrowed from the data source in auto-commit mode (each statement commits on its
-   * own), returns the connection, and translates any {@link SQLException} into the caller's {@link OutboxException}.
+   * own), its statements unnamed on PostgreSQL ({@link UnnamedStatements}), returns the connection, and translates any {@link SQLException} into the caller's {@link OutboxException}.
    *
    * @param dataSource where to borrow the connection
    * @param work the work
@@ -39,7 +39,12 @@ public interface ConnectionWork<R extends @Nullable Object> {
       if (!connection.getAutoCommit()) {
         connection.setAutoCommit(true);
       }
-      return work.run(connection);
+      int threshold = UnnamedStatements.keep(connection);
+      try {
+        return work.run(connection);
+      } finally {
+        UnnamedStatements.giveBack(connection, threshold);
+      }
     } catch (SQLException e) {
       throw failure.apply(e);
     }
