@@ -25,7 +25,7 @@ final class H2Checks implements DialectChecks {
       return Finding.ok("isolation", "transaction isolation " + name);
     }
     return Finding.info("isolation", "transaction isolation " + name + ": handled by the store, which sets the"
-        + " isolation of each claim and completion itself", "the connection pool's or the JDBC URL's isolation setting"
+        + " isolation of each claim itself (a completion is one statement, right at any level)", "the connection pool's or the JDBC URL's isolation setting"
         + " (H2's default is READ COMMITTED)");
   }
 

@@ -42,8 +42,8 @@ final class MariaDbChecks implements DialectChecks {
     if (session.equals("READ-COMMITTED") || session.equals("REPEATABLE-READ")) {
       return Finding.ok("isolation", shown);
     }
-    return Finding.info("isolation", shown + ": handled by the store, which sets the isolation of each claim and"
-        + " completion itself; the application's writers run at " + session,
+    return Finding.info("isolation", shown + ": handled by the store, which sets the isolation of each claim itself"
+        + " (a completion is one statement, right at any level); the application's writers run at " + session,
         session.equals(levels[1]) ? "SET GLOBAL transaction_isolation = 'REPEATABLE-READ' (and in the server's"
             + " configuration file)" : "the connection pool's or the JDBC URL's isolation setting");
   }

@@ -64,8 +64,8 @@ final class PostgresChecks implements DialectChecks {
     if (isolation.value().equals("read committed")) {
       return Finding.ok("isolation", shown);
     }
-    return Finding.info("isolation", shown + ": handled by the store, which runs each claim and completion at READ"
-        + " COMMITTED itself; the application's writers run at '" + isolation.value() + "'"
+    return Finding.info("isolation", shown + ": handled by the store, which runs each claim at READ COMMITTED"
+        + " itself (a completion is one statement, right at any level); the application's writers run at '" + isolation.value() + "'"
         + (isolation.value().equals("serializable") ? " and must retry a commit refused with SQLSTATE 40001" : ""),
         where(connection, "default_transaction_isolation", isolation, "'read committed'"));
   }
@@ -153,11 +153,13 @@ final class PostgresChecks implements DialectChecks {
     if (threshold <= 0) {
       return Optional.empty();
     }
-    return Optional.of(Finding.unsafe("pooler", "the driver prepares a statement on the server after "
-        + threshold + " uses (prepareThreshold=" + threshold + "); through a transaction pooler without"
-        + " prepared-statement support, a statement is bound to another client's of the same name and claims fail"
-        + " ('prepared statement \"S_3\" does not exist')", "prepareThreshold=0 in the JDBC URL"
-        + " (relay: database.properties.prepareThreshold: 0), or PgBouncer 1.21+ with max_prepared_statements > 0"));
+    // INFO: the store itself sends every statement unnamed on the connections it borrows, whatever the threshold
+    return Optional.of(Finding.info("pooler", "the driver prepares a statement on the server after " + threshold
+        + " uses (prepareThreshold=" + threshold + "); the outbox's own statements are sent unnamed whatever this"
+        + " says, but the application's other statements on this pool would be bound to another client's of the"
+        + " same name through a transaction pooler without prepared-statement support ('prepared statement \"S_3\""
+        + " does not exist')", "prepareThreshold=0 in the JDBC URL (relay: database.properties.prepareThreshold: 0)"
+        + " for pools the application shares, or PgBouncer 1.21+ with max_prepared_statements > 0"));
   }
 
   private static int prepareThreshold(Connection connection) throws SQLException {
