@@ -948,7 +948,7 @@ public abstract class RelayContract {
     Relay relay = relay(InProcessTransport.of(m -> {
       if (m.destination().equals("webhooks")) {
         probed.add(text(m));
-        return DeliveryOutcome.retryable("503 Service Unavailable");
+        return DeliveryOutcome.unavailable("connection refused");
       }
       return DeliveryOutcome.delivered();
     })).withBatchSize(10).withOutageBackoff(Duration.ofSeconds(30), Duration.ofMinutes(5)).build();
