@@ -135,7 +135,8 @@ class PostgresScenariosTest extends JdbcOutboxScenarios {
       }
     }
 
-    assertThat(migrator.migrate(JdbcOutboxStore.COMPONENT, JdbcOutboxStore.MIGRATIONS)).isEqualTo(1);
+    assertThat(migrator.migrate(JdbcOutboxStore.COMPONENT, JdbcOutboxStore.MIGRATIONS))
+        .isEqualTo(JdbcOutboxStore.MIGRATIONS.size() - 11); // V12 and whatever came after it
     for (int i = 1; i <= 3; i++) {
       try (Connection c = pool.getConnection()) {
         store.outbox().write(c, keyed("k", "after-" + i));
