@@ -74,6 +74,11 @@ public abstract class ClaimProtocolProperty {
     return 30;
   }
 
+  /**
+   * Runs one chain; jqwik draws {@link #defaultTries()} of them (see {@link PropertyBudget}) and shrinks a failing one.
+   *
+   * @param chain the chain of actions, drawn by {@link #chains()}
+   */
   @Property(shrinking = ShrinkingMode.FULL)
   @AddLifecycleHook(PropertyBudget.class)
   public final void the_claim_protocol_holds_under_random_interleavings(
