@@ -64,6 +64,14 @@ interface ChaosConsumer extends AutoCloseable {
   List<UUID> received();
 
   /**
+   * @return every message's arrival times (the machine clock), duplicates included
+   * @throws UnsupportedOperationException where the consumer keeps no arrival times (only the ledger does)
+   */
+  default Map<UUID, List<java.time.Instant>> arrivalTimes() {
+    throw new UnsupportedOperationException(transport() + " keeps no arrival times");
+  }
+
+  /**
    * @return the proxy in front of this consumer's service, when the service needs one of its own: a broker that
    *     advertises its listeners' addresses (Kafka) must advertise the proxy's, so a proxy the run starts in front of
    *     it would be bypassed after the first request. The run cuts this one for the outage and leaves it open.
@@ -138,6 +146,23 @@ interface ChaosConsumer extends AutoCloseable {
         throw new IllegalStateException(e);
       }
       return ids;
+    }
+
+    /** @return arrival times from {@code received_at}: the shared server's {@code clock_timestamp()} at the insert */
+    @Override
+    public Map<UUID, List<java.time.Instant>> arrivalTimes() {
+      Map<UUID, List<java.time.Instant>> times = new java.util.HashMap<>();
+      try (Connection connection = DriverManager.getConnection(url);
+          Statement statement = connection.createStatement();
+          ResultSet rows = statement.executeQuery("SELECT message_id, received_at FROM chaos_received ORDER BY seq")) {
+        while (rows.next()) {
+          times.computeIfAbsent(UUID.fromString(rows.getString(1)), id -> new ArrayList<>())
+              .add(rows.getTimestamp(2).toInstant());
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      return times;
     }
 
     @Override

@@ -82,6 +82,9 @@ interface ChaosDatabase extends AutoCloseable {
         if (Files.exists(directory.resolve("data").resolve("postmaster.pid"))) {
           PostgresCluster.stopLeftover(directory, processes);
         }
+        if (Files.exists(directory.resolve("pgbouncer.pid"))) {
+          PgBouncer.stopLeftover(directory);
+        }
         Path mariadb = directory.resolve("mariadb.pid");
         if (Files.exists(mariadb)) {
           long server = Long.parseLong(Files.readString(mariadb).trim());

@@ -2,6 +2,7 @@ package dev.outbox4j.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +21,7 @@ class ChaosReportTest {
   void arrivals_in_commit_order_per_key_with_keys_interleaved_break_no_promise() {
     ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, Set.of(rolledBack), List.of(a1, b1, a2, a3));
 
-    assertThat(delivery).isEqualTo(new ChaosReport.Delivery(Set.of(), 0, 0, 0, 0, 0, 4, List.of()));
+    assertThat(delivery).isEqualTo(new ChaosReport.Delivery(Set.of(), 0, 0, 0, 0, 0, 4, List.of(), Set.of()));
   }
 
   @Test
@@ -37,6 +38,7 @@ class ChaosReportTest {
 
     assertThat(delivery.duplicates()).isEqualTo(2);
     assertThat(delivery.lateCopies()).isEqualTo(1);
+    assertThat(delivery.lateCopied()).containsExactly(a1);
     assertThat(delivery.orderViolations()).isZero();
   }
 
@@ -48,5 +50,27 @@ class ChaosReportTest {
     assertThat(delivery.lost()).isEqualTo(1);
     assertThat(delivery.rolledBackDelivered()).isEqualTo(1);
     assertThat(delivery.unknownDelivered()).isEqualTo(1);
+  }
+
+  @Test
+  void a_row_deleted_within_an_operator_call_is_discarded_and_one_delivered_after_its_deletion_is_counted() {
+    Instant t = Instant.parse("2026-12-03T20:00:00Z");
+    List<ChaosOperator.Window> calls = List.of(new ChaosOperator.Window(t, t.plusMillis(10)));
+    UUID neverArrived = UUID.randomUUID();
+    UUID arrivedAfter = UUID.randomUUID();
+    UUID arrivedBefore = UUID.randomUUID();
+    UUID deletedOutsideEveryCall = UUID.randomUUID();
+    Map<UUID, Instant> deleted = Map.of(neverArrived, t.plusMillis(1), arrivedAfter, t.plusMillis(2),
+        arrivedBefore, t.plusMillis(3), deletedOutsideEveryCall, t.plusSeconds(1));
+    Map<UUID, List<Instant>> arrivals = Map.of(arrivedAfter, List.of(t.plusMillis(50)),
+        arrivedBefore, List.of(t.minusSeconds(2)), deletedOutsideEveryCall, List.of());
+
+    ChaosReport.Discards discards = ChaosReport.judgeDiscards(deleted, calls, arrivals);
+
+    assertThat(discards.discarded()).containsExactlyInAnyOrder(neverArrived, arrivedAfter, arrivedBefore);
+    assertThat(discards.deliveredAfter()).isEqualTo(1);
+    assertThat(discards.deliveredBefore()).isEqualTo(1);
+    assertThat(discards.deletedBehindTheOperator()).isEqualTo(1);
+    assertThat(discards.examples()).singleElement().asString().contains(arrivedAfter.toString());
   }
 }

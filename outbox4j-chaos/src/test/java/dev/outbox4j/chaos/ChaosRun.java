@@ -59,14 +59,32 @@ final class ChaosRun {
   private final Path directory;
   private final Path refuseFlag;
   private final long seed;
-  /** Whether a second destination refuses everything until the writers stop (a writer of its own writes to it). */
+  /** Whether a second destination refuses for a while (a writer of its own writes to it). */
   private final boolean refusing;
+  /** When and how the second destination refuses; {@code null} without one. */
+  private final @Nullable Refusal refusal;
+  /** Production's settings: relays through PgBouncer, an operator at work, every deleted outbox row recorded. */
+  private final boolean production;
 
   /** The destination that refuses everything in a run with {@link #refusing}. */
   static final String REFUSING_DESTINATION = "refusing";
 
-  private ChaosRun(ChaosScenario scenario, @Nullable ClaimStrategy claims, String label, long seed, boolean refusing) {
-    this.refusing = refusing;
+  /**
+   * A second destination that refuses every delivery (answers retryable, as a webhook answering 503) from
+   * {@code from} to {@code until}, offsets from the writers' start, and accepts everything outside that time.
+   *
+   * @param from when it starts refusing
+   * @param until when it accepts again
+   * @param oneKey whether its writer writes one key only (one thread, a commit about every 100 ms), so only that key's
+   *     head can ever be tried; otherwise it writes as the other writers do, on keys of its own
+   */
+  record Refusal(Duration from, Duration until, boolean oneKey) {}
+
+  private ChaosRun(ChaosScenario scenario, @Nullable ClaimStrategy claims, String label, long seed,
+      @Nullable Refusal refusal, boolean production) {
+    this.refusing = refusal != null;
+    this.refusal = refusal;
+    this.production = production;
     this.scenario = scenario;
     this.claims = claims;
     this.label = label;
@@ -89,7 +107,27 @@ final class ChaosRun {
    */
   static ChaosReport run(String label, ChaosScenario scenario, @Nullable ClaimStrategy claims,
       BiFunction<ChildProcesses, Path, ChaosDatabase> database, ChaosConsumer consumer, long seed) {
-    return new ChaosRun(scenario, claims, label, seed, false).execute(database, consumer);
+    return new ChaosRun(scenario, claims, label, seed, null, false).execute(database, consumer);
+  }
+
+  /**
+   * Runs a scenario under production's settings, on top of every usual fault: PostgreSQL with
+   * {@code synchronous_commit = off} and REPEATABLE READ as the database's default
+   * ({@link PostgresCluster#startWithProductionSettings}); the relays (default claims, leased batches) connecting
+   * through PgBouncer in transaction mode ({@link PgBouncer}) with pgjdbc's default settings, the writers and the
+   * operator directly; an operator ({@link ChaosOperator}) parking, requeuing and discarding entries of the consumer's
+   * destination from the relays' start until the writers stop; and a second destination
+   * ({@value #REFUSING_DESTINATION}) fed by one key that refuses everything for 20 s while the writers write. Only for
+   * the ledger consumer, which keeps arrival times (to judge discards by).
+   *
+   * @return the report, with the operator's figures and the relays' prepared-statement failures
+   */
+  static ChaosReport runWithProductionSettings(String label, ChaosScenario scenario, ChaosConsumer consumer,
+      long seed) {
+    Duration refuseFrom = scenario.relaysAfter().plusSeconds(3);
+    return new ChaosRun(scenario, ClaimStrategy.LEASED_BATCHES, label, seed,
+        new Refusal(refuseFrom, refuseFrom.plusSeconds(20), true), true)
+        .execute(PostgresCluster::startWithProductionSettings, consumer);
   }
 
   /**
@@ -102,7 +140,9 @@ final class ChaosRun {
    */
   static ChaosReport runWithARefusingDestination(String label, ScenarioAndDatabase setup, ChaosConsumer consumer,
       long seed) {
-    return new ChaosRun(setup.scenario(), setup.claims(), label, seed, true).execute(setup.database(), consumer);
+    return new ChaosRun(setup.scenario(), setup.claims(), label, seed,
+        new Refusal(Duration.ZERO, setup.scenario().writeFor(), false), false)
+        .execute(setup.database(), consumer);
   }
 
   /**
@@ -119,20 +159,43 @@ final class ChaosRun {
     Path databases = Path.of("target", "chaos", "databases");
     try (ChildProcesses processes = new ChildProcesses(directory.resolve("logs"));
         ChaosDatabase database = startDatabaseAfterLeftovers(startDatabase, processes, databases);
+        PgBouncer bouncer = production ? PgBouncer.start(processes, databases, ((PostgresCluster) database).port(),
+            SERVER_POOL_BEHIND_PGBOUNCER) : null;
         TcpProxy startedProxy = consumer.ownProxy() != null ? null
             : TcpProxy.start("127.0.0.1", consumer.servicePort())) {
       TcpProxy proxy = startedProxy != null ? startedProxy : consumer.ownProxy();
       String runLabel = database.kind() + "/" + consumer.label() + "/" + scenario.form()
           + (claims == null ? "/rolling-switch" : "/" + claims.name().toLowerCase(Locale.ROOT))
-          + (refusing ? "/refusing_destination" : "");
+          + (production ? "/production_settings" : refusing ? "/refusing_destination" : "");
       if (refusing) {
         Files.createDirectories(directory);
-        Files.writeString(refuseFlag, "refusing everything until the writers stop");
       }
-      log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database);
+      log("run " + runLabel + " seed " + seed + " in " + directory.toAbsolutePath() + " on " + database
+          + (bouncer != null ? ", relays through " + bouncer : ""));
       prepare(database);
-      Fleet fleet = new Fleet(processes, database, consumer, proxy);
+      Fleet fleet = new Fleet(processes, database, bouncer != null ? bouncer.jdbcUrl() : database.jdbcUrl(),
+          consumer, proxy);
+      ChaosOperator operator = production ? new ChaosOperator(database.jdbcUrl(), PREFIX, consumer.destination(),
+          mainKeys(), seed, java.time.Clock.systemUTC()) : null;
+      ChaosOperator.Record[] operated = new ChaosOperator.Record[1];
       Timeline timeline = new Timeline();
+      if (refusing) {
+        // The refusal ends by a clock of its own, not on the timeline: a step of the timeline that waits (a freeze
+        // waits up to 20 s for a confirmation) would otherwise stretch it.
+        Duration refusing = refusal.until().minus(refusal.from());
+        timeline.at(refusal.from(), "the refusing destination starts refusing for " + refusing, () -> {
+          try {
+            Files.writeString(refuseFlag, "refusing everything for " + refusing);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          java.util.concurrent.CompletableFuture.delayedExecutor(refusing.toMillis(),
+              java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+                log("t=" + timeline.elapsed().toMillis() + "ms the refusing destination recovers");
+                recover();
+              });
+        });
+      }
       fleet.startWriters();
       timeline.at(scenario.relaysAfter(), "start relays", fleet::startRelays);
       Random random = new Random(seed);
@@ -154,21 +217,27 @@ final class ChaosRun {
       timeline.at(scenario.freezeAt(), "freeze relay 0", () -> freezeCycle(timeline, fleet, 1));
       timeline.at(scenario.outageAt(), "cut the relays off their destination", proxy::cut);
       timeline.at(scenario.outageAt().plus(scenario.outage()), "restore the destination", proxy::restore);
-      if (refusing) {
-        timeline.at(scenario.writeFor(), "the refusing destination recovers", () -> {
-          try {
-            Files.deleteIfExists(refuseFlag);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+      if (operator != null) {
+        timeline.at(scenario.relaysAfter().plusSeconds(1), "the operator starts parking, requeuing, discarding",
+            operator::start);
+        timeline.at(scenario.writeFor(), "the operator stops and requeues everything still parked",
+            () -> operated[0] = operator.finish());
       }
-      timeline.play(fleet::supervise);
+      try {
+        timeline.play(fleet::supervise);
+      } finally {
+        if (operator != null && operated[0] == null) {
+          operated[0] = operator.finish(); // the timeline failed before the operator's end
+        }
+      }
       fleet.awaitWriters();
+      if (refusing) {
+        recover(); // a refusal lasts the writing time at the most
+      }
       Map<String, List<UUID>> commitOrder = readCommitOrder(database);
       int committed = commitOrder.values().stream().mapToInt(List::size).sum();
       long drainDeadline = System.nanoTime() + scenario.drainTimeout().toNanos();
-      while (System.nanoTime() < drainDeadline && !(receivedDistinct(consumer) >= committed
+      while (System.nanoTime() < drainDeadline && !(receivedDistinct(consumer) >= committed - deleted(database)
           && waiting(database) == 0)) {
         fleet.supervise();
         pause(Duration.ofSeconds(1));
@@ -180,15 +249,41 @@ final class ChaosRun {
       ChaosReport.Delivery delivery = ChaosReport.judge(commitOrder, fleet.rolledBack(), received);
       Map<String, Long> statuses = statuses(database);
       long[] aftermath = fleet.frozenAftermath();
-      long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L);
+      // PARKED: an entry an operator parked and never requeued waits as much as a pending one
+      long stuck = statuses.getOrDefault("PENDING", 0L) + statuses.getOrDefault("FAILED", 0L)
+          + statuses.getOrDefault("PARKED", 0L);
+      Set<UUID> missing = new java.util.LinkedHashSet<>(delivery.missing());
+      long quarantined = statuses.getOrDefault("QUARANTINED", 0L);
+      ChaosReport.OperatorFigures operatorFigures = null;
+      List<String> examples = new ArrayList<>(delivery.examples());
+      if (operator != null) {
+        ChaosOperator.Record record = operated[0];
+        ChaosReport.Discards discards = ChaosReport.judgeDiscards(deletions(database), record.deleting(),
+            consumer.arrivalTimes());
+        missing.removeAll(discards.discarded()); // the operator's choice: accepted as missing, gaps in their keys
+        examples.addAll(discards.examples());
+        Set<UUID> lateCopiesOfParked = new HashSet<>(delivery.lateCopied());
+        lateCopiesOfParked.retainAll(record.parked());
+        operatorFigures = new ChaosReport.OperatorFigures(record.parked().size(), record.requeued(),
+            discards.discarded().size(), discards.deliveredAfter(), discards.deliveredBefore(),
+            discards.deletedBehindTheOperator(), record.actions(), record.failures(), lateCopiesOfParked.size());
+        keepIds("operator-parked.txt", record.parked());
+        keepIds("operator-discarded.txt", discards.discarded());
+        keepIds("late-copied.txt", delivery.lateCopied());
+        // the operator only parks: whatever a relay quarantined counts, even if the operator later requeued it
+        quarantined = fleet.quarantinedByRelays(quarantinedIds(database)).size();
+        examples.addAll(fleet.statementFailureExamples());
+      }
       ChaosReport report = new ChaosReport(runLabel, delivery.committed(), fleet.rolledBack().size(),
-          received.size(), delivery.lost(), markedDelivered(database, delivery.missing()),
+          received.size(), missing.size(), markedDelivered(database, missing),
           delivery.rolledBackDelivered(), delivery.unknownDelivered(),
           delivery.orderViolations(), delivery.duplicates(), delivery.lateCopies(), stuck,
-          statuses.getOrDefault("QUARANTINED", 0L), fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
+          quarantined, fleet.claimsLost(), aftermath[0], aftermath[1], fleet.kills,
           fleet.selfKills, fleet.crashes, abortedCopies, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
-          refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1);
-      delivery.examples().forEach(example -> log("example: " + example));
+          refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1,
+          refusing ? fleet.refusingRefused() : -1,
+          bouncer != null ? fleet.statementFailures() : -1, operatorFigures);
+      examples.forEach(example -> log("example: " + example));
       log(report.summary());
       Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
           + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
@@ -226,6 +321,21 @@ final class ChaosRun {
     return startDatabase.apply(processes, databases);
   }
 
+  /** PgBouncer's server connections: fewer than the relays' pools together (3 relays × 6), so clients share them. */
+  private static final int SERVER_POOL_BEHIND_PGBOUNCER = 4;
+
+  /** @return the ordering keys the writers of the consumer's destination write ({@code WriterMain#pickKey}) */
+  private List<String> mainKeys() {
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; k < scenario.hotKeys(); k++) {
+      keys.add("hot-" + k);
+    }
+    for (int k = 0; k < scenario.keys(); k++) {
+      keys.add("key-" + k);
+    }
+    return keys;
+  }
+
   private void prepare(ChaosDatabase database) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(database.jdbcUrl());
@@ -233,6 +343,9 @@ final class ChaosRun {
     try (HikariDataSource pool = new HikariDataSource(config); Connection connection = pool.getConnection()) {
       JdbcOutboxStore.builder(pool).withTablePrefix(PREFIX).build().migrate();
       database.commitRecord().create(connection);
+      if (production) {
+        ChaosOperator.recordDeletions(connection, PREFIX);
+      }
     } catch (SQLException e) {
       throw new IllegalStateException("cannot prepare " + database, e);
     }
@@ -244,6 +357,61 @@ final class ChaosRun {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Writes ids into a file of the run's directory, one a line, for looking into a run afterwards. */
+  private void keepIds(String file, Set<UUID> ids) throws IOException {
+    Files.createDirectories(directory);
+    Files.write(directory.resolve(file), ids.stream().map(UUID::toString).toList(), StandardCharsets.UTF_8);
+  }
+
+  /** Ends the refusal of the refusing destination (deletes its flag file), if it still refuses. */
+  private void recover() {
+    try {
+      Files.deleteIfExists(refuseFlag);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** @return every outbox row deleted so far, with its deletion time (a run with an operator records them) */
+  private static Map<UUID, Instant> deletions(ChaosDatabase database) {
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl())) {
+      return ChaosOperator.deletions(connection);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** @return how many outbox rows were deleted so far; 0 where none are recorded, -1 if the database cannot say */
+  private long deleted(ChaosDatabase database) {
+    if (!production) {
+      return 0;
+    }
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT COUNT(DISTINCT id) FROM chaos_deleted")) {
+      rows.next();
+      return rows.getLong(1);
+    } catch (SQLException e) {
+      return 0;
+    }
+  }
+
+  /** @return the ids of the entries quarantined now */
+  private static Set<UUID> quarantinedIds(ChaosDatabase database) {
+    Set<UUID> ids = new HashSet<>();
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT id FROM " + TableNames.withPrefix(PREFIX).qualified("outbox")
+            + " WHERE status = 'QUARANTINED'")) {
+      while (rows.next()) {
+        ids.add(UUID.fromString(rows.getString(1)));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return ids;
   }
 
   /** @return the most attempts charged to an entry of the refusing destination */
@@ -406,6 +574,8 @@ final class ChaosRun {
   private final class Fleet {
     private final ChildProcesses processes;
     private final ChaosDatabase database;
+    /** Where the relays connect: the database, or a pooler in front of it. */
+    private final String relayUrl;
     private final ChaosConsumer consumer;
     private final TcpProxy proxy;
     private final List<ChildProcesses.Child> writers = new ArrayList<>();
@@ -425,9 +595,10 @@ final class ChaosRun {
     private final Path selfKillFlag = directory.resolve("self-kill.flag").toAbsolutePath();
     private final Path refuseFlag = ChaosRun.this.refuseFlag;
 
-    Fleet(ChildProcesses processes, ChaosDatabase database, ChaosConsumer consumer, TcpProxy proxy) {
+    Fleet(ChildProcesses processes, ChaosDatabase database, String relayUrl, ChaosConsumer consumer, TcpProxy proxy) {
       this.processes = processes;
       this.database = database;
+      this.relayUrl = relayUrl;
       this.consumer = consumer;
       this.proxy = proxy;
       this.relays = new ChildProcesses.Child[scenario.relays()];
@@ -459,14 +630,14 @@ final class ChaosRun {
         args.put("prefix", PREFIX);
         args.put("commitRecord", database.commitRecord().name());
         args.put("destination", REFUSING_DESTINATION);
-        args.put("keyPrefix", "refusing-");
-        args.put("threads", scenario.threadsPerWriter());
+        args.put("keyPrefix", refusal.oneKey() ? "one-" : "refusing-");
+        args.put("threads", refusal.oneKey() ? 1 : scenario.threadsPerWriter());
         args.put("duration", scenario.writeFor());
-        args.put("maxPause", scenario.maxPause());
+        args.put("maxPause", refusal.oneKey() ? Duration.ofMillis(200) : scenario.maxPause());
         args.put("rollbackShare", scenario.rollbackShare());
-        args.put("keys", scenario.keys());
-        args.put("hot", scenario.hotKeys());
-        args.put("hotShare", scenario.hotShare());
+        args.put("keys", refusal.oneKey() ? 1 : scenario.keys());
+        args.put("hot", refusal.oneKey() ? 1 : scenario.hotKeys());
+        args.put("hotShare", refusal.oneKey() ? 0.0 : scenario.hotShare());
         args.put("seed", seed + 1_000);
         writers.add(processes.startJvm("writer-refusing", WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
       }
@@ -481,7 +652,7 @@ final class ChaosRun {
     private void startRelay(int r) {
       Map<String, Object> args = new LinkedHashMap<>();
       args.put("name", "relay-" + r + "-" + incarnations[r]);
-      args.put("url", database.jdbcUrl());
+      args.put("url", relayUrl);
       args.put("prefix", PREFIX);
       args.put("transport", consumer.transport());
       args.put("claims", claims != null ? claims
@@ -686,10 +857,40 @@ final class ChaosRun {
       return relayLogs.stream().mapToLong(this::claimsLostIn).sum();
     }
 
+    /** @return how many deliveries to the refusing destination the relays refused ({@code REFUSED} lines) */
+    long refusingRefused() {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream()
+          .filter(line -> line.startsWith("REFUSED " + REFUSING_DESTINATION + " ")).count()).sum();
+    }
+
     /** @return how often the relays (every incarnation) paused the refusing destination */
     long refusingPaused() {
       return relayLogs.stream().mapToLong(log -> lines(log).stream()
           .filter(line -> line.startsWith("DESTINATION_PAUSED " + REFUSING_DESTINATION + " ")).count()).sum();
+    }
+
+    /** @return the relays' prepared-statement failures ({@code STATEMENT_FAILURE} lines, every incarnation) */
+    long statementFailures() {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream()
+          .filter(line -> line.startsWith("STATEMENT_FAILURE ")).count()).sum();
+    }
+
+    /** @return the first few distinct prepared-statement failures, for the run's examples */
+    List<String> statementFailureExamples() {
+      return relayLogs.stream().flatMap(log -> lines(log).stream())
+          .filter(line -> line.startsWith("STATEMENT_FAILURE ")).map(line -> line.replaceAll("S_\\d+", "S_n"))
+          .distinct().limit(5).toList();
+    }
+
+    /**
+     * @param quarantinedNow the entries quarantined in the outbox now
+     * @return those, and every entry a relay reported quarantining ({@code QUARANTINED} lines, every incarnation)
+     */
+    Set<UUID> quarantinedByRelays(Set<UUID> quarantinedNow) {
+      Set<UUID> ids = new HashSet<>(quarantinedNow);
+      relayLogs.forEach(log -> lines(log).stream().filter(line -> line.startsWith("QUARANTINED "))
+          .map(line -> line.split(" ")[1]).forEach(id -> ids.add(UUID.fromString(id))));
+      return ids;
     }
 
     private long claimsLostIn(Path log) {

@@ -192,6 +192,16 @@ public final class ChildProcesses implements AutoCloseable {
       return log;
     }
 
+    /**
+     * Waits until a server this child runs listens on {@code port} on 127.0.0.1 ({@link
+     * dev.outbox4j.testkit.ListeningPort}).
+     *
+     * @throws IllegalStateException when it ended or the limit passed first (it is then killed); names its log
+     */
+    public void awaitListening(int port, Duration limit) {
+      dev.outbox4j.testkit.ListeningPort.await(process, port, limit, log.toString());
+    }
+
     /** @return whether it is still running */
     public boolean isAlive() {
       return process.isAlive();

@@ -21,6 +21,12 @@ import java.util.UUID;
  * commit the primary confirmed is on it) is promoted after the primary stopped immediately, and every client finds it
  * through a multi-host URL ({@code targetServerType=primary}).
  *
+ * <p>With production's settings ({@link #startWithProductionSettings}) the server runs with
+ * {@code synchronous_commit = off} (a commit returns before its WAL is flushed: the crash loses the last fraction of a
+ * second of commits that other sessions may already have read) and database {@code postgres} defaults to
+ * {@code REPEATABLE READ} ({@code ALTER DATABASE ... SET default_transaction_isolation}), as many production databases
+ * are tuned; the crash is an immediate restart.
+ *
  * <p>The cluster runs with {@code track_commit_timestamp = on}, which {@link CommitRecord#POSTGRESQL} reads commit
  * order from. ({@code fsync = off} loses nothing here: a crash of the server process leaves the operating system's
  * page cache intact.)
@@ -45,8 +51,15 @@ final class PostgresCluster implements ChaosDatabase {
   private final Crash crash;
   private final Path standby;
   private final int standbyPort;
+  /** Whether the server runs with {@code synchronous_commit = off} and the database defaults to REPEATABLE READ. */
+  private final boolean productionSettings;
 
   private PostgresCluster(ChildProcesses processes, Path directory, Crash crash) {
+    this(processes, directory, crash, false);
+  }
+
+  private PostgresCluster(ChildProcesses processes, Path directory, Crash crash, boolean productionSettings) {
+    this.productionSettings = productionSettings;
     this.processes = processes;
     this.directory = directory;
     this.data = directory.resolve("data");
@@ -77,9 +90,22 @@ final class PostgresCluster implements ChaosDatabase {
     return start(processes, parent, Crash.FAILOVER);
   }
 
+  /**
+   * As {@link #start(ChildProcesses, Path)} (an immediate restart as the crash), with production's settings: the
+   * server with {@code synchronous_commit = off}, database {@code postgres} defaulting to {@code REPEATABLE READ}.
+   */
+  static PostgresCluster startWithProductionSettings(ChildProcesses processes, Path parent) {
+    return start(processes, parent, Crash.RESTART_IMMEDIATE, true);
+  }
+
   private static PostgresCluster start(ChildProcesses processes, Path parent, Crash crash) {
+    return start(processes, parent, crash, false);
+  }
+
+  private static PostgresCluster start(ChildProcesses processes, Path parent, Crash crash,
+      boolean productionSettings) {
     Path directory = parent.toAbsolutePath().resolve("pg-" + UUID.randomUUID().toString().substring(0, 8));
-    PostgresCluster cluster = new PostgresCluster(processes, directory, crash);
+    PostgresCluster cluster = new PostgresCluster(processes, directory, crash, productionSettings);
     try {
       Files.createDirectories(directory);
       ChaosDatabase.markOwner(directory);
@@ -90,6 +116,9 @@ final class PostgresCluster implements ChaosDatabase {
       processes.run("pg-initdb", Duration.ofSeconds(120), cluster.asOwner(BIN.resolve("initdb").toString(), "-D",
           cluster.data.toString(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"));
       cluster.startServer(cluster.data, cluster.port);
+      if (productionSettings) {
+        cluster.defaultToRepeatableRead();
+      }
       if (crash == Crash.FAILOVER) {
         cluster.startStandby();
       }
@@ -115,11 +144,27 @@ final class PostgresCluster implements ChaosDatabase {
   private void startServer(Path cluster, int onPort) {
     String options = "-p " + onPort + " -k " + directory + " -c listen_addresses=127.0.0.1"
         + " -c track_commit_timestamp=on -c fsync=off -c max_connections=300 -c shared_buffers=64MB"
-        + " -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on";
+        + " -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on"
+        + (productionSettings ? " -c synchronous_commit=off" : "");
     processes.run("pg-ctl", START_TIMEOUT, asOwner(BIN.resolve("pg_ctl").toString(), "-D", cluster.toString(), "-l",
         directory.resolve(cluster.getFileName() + ".log").toString(), "-w", "-t",
         Long.toString(START_TIMEOUT.toSeconds()), "-o", options, "start"));
     ChaosDatabase.awaitAccepting(jdbcUrl());
+  }
+
+  /** Makes REPEATABLE READ the default of every later session of database {@code postgres}. */
+  private void defaultToRepeatableRead() {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl());
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE postgres SET default_transaction_isolation = 'repeatable read'");
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("could not set the database's default isolation", e);
+    }
+  }
+
+  /** @return the server's port on 127.0.0.1 (the primary's, with a standby) */
+  int port() {
+    return port;
   }
 
   /**
@@ -247,6 +292,7 @@ final class PostgresCluster implements ChaosDatabase {
   @Override
   public String toString() {
     return "PostgreSQL cluster on port " + port + (crash == Crash.FAILOVER ? " (standby on " + standbyPort + ")" : "")
+        + (productionSettings ? " (synchronous_commit=off, database default REPEATABLE READ)" : "")
         + " in " + directory;
   }
 }

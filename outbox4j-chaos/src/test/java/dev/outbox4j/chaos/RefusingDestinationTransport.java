@@ -13,7 +13,8 @@ import java.util.concurrent.CompletionStage;
  * A destination that refuses everything, as a webhook endpoint answering 503 does, beside the healthy ones: while the
  * suite's flag file exists, every message to that destination is answered retryable at once, without reaching the
  * consumer; once the suite deletes the file (the destination "recovers"), its messages go through the wrapped
- * transport like every other. Messages to other destinations always go through. Thread-safe.
+ * transport like every other. Messages to other destinations always go through. Each refusal prints
+ * {@code REFUSED <destination> <id>} for the suite to count. Thread-safe.
  */
 final class RefusingDestinationTransport implements Transport {
   private final Transport delegate;
@@ -29,6 +30,7 @@ final class RefusingDestinationTransport implements Transport {
   @Override
   public CompletionStage<DeliveryOutcome> deliver(Message message) {
     if (message.destination().equals(destination) && Files.exists(flag)) {
+      System.out.println("REFUSED " + destination + " " + message.id());
       return CompletableFuture.completedFuture(
           DeliveryOutcome.retryable("HTTP 503 from destination '" + destination + "' (chaos: refusing everything)"));
     }

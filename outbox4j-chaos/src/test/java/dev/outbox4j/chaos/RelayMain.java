@@ -115,7 +115,11 @@ public final class RelayMain {
     return new HikariDataSource(config);
   }
 
-  /** Builds the store, waiting (bounded) for the database if this relay was started while it was down. */
+  /**
+   * Builds the store and has it detect its database, waiting (bounded) for the database if this relay was started
+   * while it was down or while its connections time out (a pooler in front of a loaded machine): the dialect is
+   * detected lazily, at the first call that needs it, which would otherwise end the process right after its start.
+   */
   private static JdbcOutboxStore buildStore(DataSource pool, ChildArguments args) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (true) {
@@ -125,7 +129,9 @@ public final class RelayMain {
         if (args.has("claims")) {
           builder.withClaimStrategy(args.constant("claims", ClaimStrategy.LEASED_ROWS));
         }
-        return builder.build();
+        JdbcOutboxStore store = builder.build();
+        store.claimStrategy(); // detects the dialect now, inside this loop
+        return store;
       } catch (RuntimeException e) {
         OUT.println("STORE_BUILD_FAILED " + e);
         if (System.nanoTime() > deadline) {
@@ -251,11 +257,31 @@ public final class RelayMain {
       OUT.println("DESTINATION_RESUMED " + destination + " at " + Instant.now() + " after " + pausedFor);
     }
 
+    /**
+     * Prints {@code STATEMENT_FAILURE} for every error about a server-side prepared statement (a pooler in transaction
+     * mode handing this client's transaction a server connection that holds another client's statements, or none of
+     * its own), each a failed claim or completion; and every fiftieth error of any kind.
+     */
     @Override
     public void onError(Throwable error) {
+      String statement = preparedStatementFailure(error);
+      if (statement != null) {
+        OUT.println("STATEMENT_FAILURE " + statement);
+      }
       if (errors.incrementAndGet() % 50 == 1) {
         OUT.println("RELAY_ERROR (" + errors + " so far) " + error);
       }
+    }
+
+    /** @return the message in the error's causes that names a prepared statement, or {@code null} */
+    private static String preparedStatementFailure(Throwable error) {
+      for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+        String message = cause.getMessage();
+        if (message != null && message.contains("prepared statement")) {
+          return message.replace('\n', ' ');
+        }
+      }
+      return null;
     }
   }
 }

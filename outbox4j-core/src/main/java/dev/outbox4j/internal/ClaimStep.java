@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,9 +40,11 @@ import org.jspecify.annotations.Nullable;
  *       with nothing recorded, so its send may have landed. Its transport's {@link AtomicBatches#deliveredEarlier} says
  *       which did: those are retired without being sent again. When that cannot be told now, the entry is left claimed,
  *       untouched (its lease hands it on, still in doubt); when it can never be told, it is quarantined for an
- *       operator. Whatever happens to a run's entry happens to the rest of the run behind it, so a run is never sent
- *       without its earlier entries. An entry in doubt of a destination without atomic batches is sent again: that is
- *       at-least-once, as for every such destination.
+ *       operator. The question is waited for a quarter of the lease, then cancelled, so that the transport stops it
+ *       and frees what it holds instead of answering a question nobody waits for. Whatever happens to a run's entry
+ *       happens to the rest of the run behind it, so a run is never sent without its earlier entries. An entry in
+ *       doubt of a destination without atomic batches is sent again: that is at-least-once, as for every such
+ *       destination.
  * </ul>
  *
  * <p>Thread-safe.
@@ -173,9 +176,10 @@ final class ClaimStep {
     Instant since = inDoubt.stream().map(Claim::inDoubtSince).filter(java.util.Objects::nonNull)
         .min(Instant::compareTo).orElseThrow();
     Duration wait = settings.lease().dividedBy(4);
+    @Nullable CompletableFuture<Set<UUID>> answer = null;
     try {
-      Set<UUID> found = lane.deliveredEarlier(inDoubt.stream().map(Claim::message).toList(), since)
-          .toCompletableFuture().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+      answer = lane.deliveredEarlier(inDoubt.stream().map(Claim::message).toList(), since).toCompletableFuture();
+      Set<UUID> found = answer.get(wait.toNanos(), TimeUnit.NANOSECONDS);
       for (Claim claim : inDoubt) {
         if (found.contains(claim.id())) {
           landed.add(claim.id());
@@ -191,11 +195,17 @@ final class ClaimStep {
             + " entries in doubt already landed: " + RelayLog.describe(cause));
       }
     } catch (TimeoutException e) {
+      if (answer != null) {
+        answer.cancel(true); // past its deadline: the lane stops the look-up and frees what it holds
+      }
       inDoubt.forEach(claim -> unknown.add(claim.id()));
       RelayLog.LOGGER.log(System.Logger.Level.WARNING, "could not tell within " + wait + " whether "
           + inDoubt.size() + " entries in doubt already landed");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      if (answer != null) {
+        answer.cancel(true);
+      }
       inDoubt.forEach(claim -> unknown.add(claim.id()));
     } catch (RuntimeException e) {
       inDoubt.forEach(claim -> unknown.add(claim.id()));

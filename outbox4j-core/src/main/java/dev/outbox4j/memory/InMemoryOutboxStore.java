@@ -351,8 +351,9 @@ public final class InMemoryOutboxStore implements OutboxStore {
   }
 
   /**
-   * Deletes an entry that waits for an operator. Its available time may be the bound by which a copy of its last send
-   * lands: the key's next undelivered entry, its new head, becomes claimable no earlier.
+   * Deletes an entry that waits for an operator, or a waiting one under no unexpired claim. Its available time may be
+   * the bound by which a copy of its last send lands: the key's next undelivered entry (in key order, which is
+   * {@code seq} order here), its new head, becomes claimable no earlier.
    */
   private void discard(Row row) {
     OutboxEntry e = row.entry;
@@ -515,7 +516,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
     checkLimit(limit);
     synchronized (lock) {
       List<Row> rows = waiting(selector, now, limit);
-      rows.forEach(this::remove);
+      rows.forEach(this::discard);
       return rows.size();
     }
   }

@@ -49,6 +49,10 @@ public interface AtomicBatches {
    *
    * @param messages messages whose earlier sends may have landed
    * @param since the earliest claim under which one of them may have been sent ({@link Claim#inDoubtSince()})
+   * <p>The relay waits for the answer a quarter of its lease, then cancels the stage
+   * ({@link java.util.concurrent.CompletableFuture#cancel}, on {@code toCompletableFuture()}): return a stage whose
+   * cancellation stops the look-up and frees what it holds, and let no look-up wait for another.
+   *
    * @return a stage completed with the ids of the messages that landed; exceptionally with a
    *     {@link DeliveryRecordGoneException} when that can never be told any more (the relay quarantines those entries),
    *     or with another exception when it cannot be told now (the relay leaves them to their leases)

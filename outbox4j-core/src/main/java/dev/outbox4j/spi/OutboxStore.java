@@ -255,8 +255,9 @@ public interface OutboxStore {
 
   /**
    * Deletes an entry that waits for an operator (quarantined or parked) for good, unblocking its key. Its stored
-   * available time, when later, becomes the available time of the key's next undelivered entry: a copy of the discarded
-   * entry's last send may still land until then, and the key's next message must not overtake it.
+   * available time, when later, becomes the available time of the key's next undelivered entry in key order (the order
+   * its messages committed in): a copy of the discarded entry's last send may still land until then, and the key's next
+   * message must not overtake it.
    *
    * @param id the entry id
    * @return {@code false} if no quarantined or parked entry has that id
@@ -404,8 +405,9 @@ public interface OutboxStore {
    * {@link EntryStatus#PARKED} (attempts, last error and times kept), is no longer claimed, is listed by
    * {@link #quarantined}, and blocks its ordering key until {@link #requeue} / {@link #requeueAll} or
    * {@link #discard} / {@link #discardAll}. An entry under an unexpired claim (a relay may be sending it) is never
-   * touched; where claims are held outside the entry (PostgreSQL's leased batches, a row per claimed batch), an entry
-   * counts as claimed until its batch's lease has passed. Order is kept: a parked entry is still its key's head, so
+   * touched, judged when the entry is changed (a claim that commits while this call runs included, and every member
+   * of a claimed run); where claims are held outside the entry (PostgreSQL's leased batches, a row per claimed batch),
+   * an entry counts as claimed until its batch's lease has passed. Order is kept: a parked entry is still its key's head, so
    * nothing of its key overtakes it, including entries of the same key for other destinations.
    *
    * @param selector which waiting entries
@@ -418,8 +420,11 @@ public interface OutboxStore {
 
   /**
    * Deletes up to {@code limit} of the selected waiting entries for good, oldest first, in one short unit of work,
-   * never one under an unexpired claim. Deleting a key's waiting entries drops those messages from its stream: the
-   * operator's explicit choice; the key's later entries flow as before.
+   * never one under an unexpired claim (judged as {@link #parkWaiting} judges it). Deleting a key's waiting entries
+   * drops those messages from its stream: the operator's explicit choice; the key's later entries flow as before. As
+   * with {@link #discard}, each deleted entry's available time (for a failed entry, a time by which a copy of its last
+   * send has landed) moves onto its key's next undelivered entry in key order when later than that one's, so the key's
+   * new head never overtakes a late copy.
    *
    * @param selector which waiting entries
    * @param now the current time, to tell unexpired claims from expired ones

@@ -538,7 +538,10 @@ final class LeasedBatchClaims {
   /**
    * {@link #note} with runs: the same fresh re-checks, a run member must be pending too, and a member is kept only with
    * the member before it (a recursive walk from the heads), so the batch row never holds a key's entry without the
-   * ones before it in its run.
+   * ones before it in its run. A member is also kept only if its advisory lock is free, and it is then held to the
+   * commit, as a head's is: an operator's change of waiting entries holds the locks of the entries it changes
+   * ({@link OperatorSql}), so the two never take one entry at once. A member whose operator change committed just
+   * before its lock was taken has a new version or is gone, and leaves the batch when the claim reads its entries.
    *
    * @return the kept entries' versions by {@code seq}
    */
@@ -547,7 +550,8 @@ final class LeasedBatchClaims {
     String sql = "WITH RECURSIVE candidate AS MATERIALIZED (SELECT o.seq, o.version, p.prev FROM " + table + " o"
         + " JOIN unnest(?::bigint[], ?::bigint[]) AS p(seq, prev) ON p.seq = o.seq WHERE o.seq = ANY(?)"
         + " AND o." + WAITING + " AND (p.prev = 0 OR o.status = 'PENDING') AND o.available_at <= ?"
-        + " AND o.claim_token IS NULL AND o.seq NOT IN (" + inBatchRows(claimTable) + ")),"
+        + " AND o.claim_token IS NULL AND o.seq NOT IN (" + inBatchRows(claimTable) + ")"
+        + " AND (p.prev = 0 OR pg_try_advisory_xact_lock(" + namespace + ", " + lockKey("o.seq") + "))),"
         + " kept (seq, version) AS (SELECT candidate.seq, candidate.version FROM candidate WHERE candidate.prev = 0"
         + " UNION ALL SELECT candidate.seq, candidate.version FROM candidate JOIN kept ON candidate.prev = kept.seq),"
         + " noted AS (INSERT INTO " + claimTable + " (token, seqs, lease_until, claimed_at)"

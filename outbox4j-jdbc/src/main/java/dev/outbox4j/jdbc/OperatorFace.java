@@ -1,8 +1,6 @@
 package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxEntry;
-import dev.outbox4j.QuarantineReason;
-import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.DestinationStats;
@@ -15,14 +13,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  * discarded), waiting entries of a destination or key (counted, parked, discarded), destination pauses, the audit log,
  * purging delivered history, and the stats. The bulk actions lock and change at most 500 selected rows per transaction
  * (their statements are in {@link OperatorSql}); a selection by {@linkplain dev.outbox4j.spi.QuarantineGroup group} is
- * narrowed in SQL and decided in Java over a few short columns per row (why: {@link OperatorSql}). Destination pauses
- * live in the table {@code outbox_destination_pause}, the audit log in {@code operator_audit}.
+ * narrowed in SQL and decided in Java over a few short columns per row (why: {@link OperatorSql}). An action on
+ * waiting entries never changes an entry in flight, judged when the entry is changed (how, on each claim strategy:
+ * {@link OperatorSql}); every discard passes its entries' available times on to their keys ({@link DiscardedBounds}).
+ * Destination pauses live in the table {@code outbox_destination_pause}, the audit log in {@code operator_audit}.
  */
 final class OperatorFace extends StoreJdbc {
 
@@ -87,19 +90,18 @@ final class OperatorFace extends StoreJdbc {
   }
 
   /**
-   * Deletes the listed entries that wait for an operator and passes each one's available time (the bound by which a
-   * copy of its last send lands, see {@link #quarantine(Claim, QuarantineReason, Instant)}) on to its key's next
-   * undelivered entry when that one would be available earlier: the key's new head must not overtake a late copy.
-   * Runs inside the caller's transaction.
+   * Deletes the listed entries that wait for an operator and passes each one's available time on to its key's next
+   * undelivered entry ({@link DiscardedBounds}): the key's new head must not overtake a late copy. Runs inside the
+   * caller's transaction.
    *
    * @return how many were deleted
    */
   int discardLocked(Connection c, List<UUID> ids) throws SQLException {
-    List<OutboxEntry> doomed;
-    try (PreparedStatement select = c.prepareStatement("SELECT " + OutboxRows.columns("") + " FROM " + table
+    List<DiscardedBounds.Picked> doomed;
+    try (PreparedStatement select = c.prepareStatement("SELECT " + DiscardedBounds.COLUMNS + " FROM " + table
         + " WHERE " + AWAITING_OPERATOR + " AND id IN " + placeholders(ids.size()) + " ORDER BY seq FOR UPDATE")) {
       bindIds(select, 1, ids);
-      doomed = readAll(select);
+      doomed = bounds().read(select);
     }
     if (doomed.isEmpty()) {
       return 0;
@@ -107,37 +109,27 @@ final class OperatorFace extends StoreJdbc {
     int deleted;
     try (PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE " + AWAITING_OPERATOR
         + " AND id IN " + placeholders(doomed.size()))) {
-      bindIds(delete, 1, doomed.stream().map(OutboxEntry::id).toList());
+      bindIds(delete, 1, idsOf(doomed));
       deleted = delete.executeUpdate();
     }
-    for (OutboxEntry gone : doomed) {
-      String key = gone.message().orderingKey().orElse(null);
-      if (key == null) {
-        continue;
-      }
-      Long next = null;
-      try (PreparedStatement select = c.prepareStatement("SELECT MIN(seq) FROM " + table
-          + " WHERE ordering_key = ? AND seq > ? AND status <> 'DELIVERED'")) {
-        select.setString(1, key);
-        select.setLong(2, gone.sequence());
-        try (ResultSet found = select.executeQuery()) {
-          if (found.next()) {
-            long seq = found.getLong(1);
-            next = found.wasNull() ? null : seq;
-          }
-        }
-      }
-      if (next != null) {
-        try (PreparedStatement update = c.prepareStatement("UPDATE " + table
-            + " SET available_at = ?, version = version + 1 WHERE seq = ? AND available_at < ?")) {
-          dialect.setInstant(update, 1, gone.availableAt());
-          update.setLong(2, next);
-          dialect.setInstant(update, 3, gone.availableAt());
-          update.executeUpdate();
-        }
-      }
-    }
+    bounds().passOn(c, doomed);
     return deleted;
+  }
+
+  /** Built on first use: the dialect may be detected only then. */
+  private volatile @Nullable DiscardedBounds bounds;
+
+  DiscardedBounds bounds() {
+    DiscardedBounds built = bounds;
+    if (built == null) {
+      built = new DiscardedBounds(dialect, table, isPostgres());
+      bounds = built;
+    }
+    return built;
+  }
+
+  static List<UUID> idsOf(List<DiscardedBounds.Picked> picked) {
+    return picked.stream().map(DiscardedBounds.Picked::id).toList();
   }
 
   /** Requeue: the available time is {@code now} (bound twice) or the stored one when later. */
@@ -411,54 +403,97 @@ final class OperatorFace extends StoreJdbc {
   }
 
   public int parkWaiting(WaitingSelector selector, Instant now, int limit) {
-    return bulkWaiting("parkWaiting", selector, now, limit, (c, ids) -> {
-      try (PreparedStatement update = c.prepareStatement(OperatorSql.park(table, placeholders(ids.size())))) {
+    return bulkWaiting("parkWaiting", selector, now, limit, (c, picked) -> {
+      try (PreparedStatement update = c.prepareStatement(OperatorSql.park(table, placeholders(picked.size())))) {
         dialect.setInstant(update, 1, now);
-        bindIds(update, 2, ids);
+        bindIds(update, 2, idsOf(picked));
         return update.executeUpdate();
       }
     });
   }
 
+  /** As {@link #parkWaiting}, deleting instead; every deleted entry's available time is passed on to its key. */
   public int discardWaiting(WaitingSelector selector, Instant now, int limit) {
-    return bulkWaiting("discardWaiting", selector, now, limit, (c, ids) -> {
-      try (PreparedStatement delete = c.prepareStatement(OperatorSql.discard(table, placeholders(ids.size())))) {
+    return bulkWaiting("discardWaiting", selector, now, limit, (c, picked) -> {
+      int deleted;
+      try (PreparedStatement delete = c.prepareStatement(OperatorSql.discard(table, placeholders(picked.size())))) {
         dialect.setInstant(delete, 1, now);
-        bindIds(delete, 2, ids);
-        return delete.executeUpdate();
+        bindIds(delete, 2, idsOf(picked));
+        deleted = delete.executeUpdate();
       }
+      bounds().passOn(c, picked); // every picked row is locked and waiting, so each was deleted
+      return deleted;
     });
   }
 
-  /** As {@link #bulk}, over waiting entries under no unexpired claim. */
-  int bulkWaiting(String what, WaitingSelector selector, Instant now, int limit, BulkChange change) {
+  /** A change of waiting entries picked, locked and found in no unexpired claim, in the picking transaction. */
+  @FunctionalInterface
+  private interface WaitingChange {
+    int apply(Connection connection, List<DiscardedBounds.Picked> picked) throws SQLException;
+  }
+
+  /**
+   * As {@link #bulk}, over waiting entries under no unexpired claim, as of the moment they are changed (see
+   * {@link OperatorSql}, "Why an entry in flight is never changed"): each transaction runs in READ COMMITTED whatever
+   * the session's default, picks and locks the entries, on PostgreSQL leaves out those that a batch claim committed
+   * meanwhile (a statement of its own, so with a snapshot taken after the locks), and changes the rest.
+   */
+  int bulkWaiting(String what, WaitingSelector selector, Instant now, int limit, WaitingChange change) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
-    OperatorSql.Condition condition = OperatorSql.waiting(names, isPostgres(), selector, true);
-    String lock = OperatorSql.lockWaiting(table, condition);
+    boolean postgres = isPostgres();
+    OperatorSql.Condition condition = OperatorSql.waiting(names, postgres, selector, true);
+    String lock = OperatorSql.lockWaiting(table, DiscardedBounds.COLUMNS, condition);
     int done = 0;
     while (done < limit) {
       int size = Math.min(MAX_IDS_PER_STATEMENT, limit - done);
+      int[] picked = {0};
       int changed = inTransaction(what, c -> {
-        List<UUID> ids = new ArrayList<>();
+        if (postgres) {
+          try (Statement isolation = c.createStatement()) {
+            isolation.execute(OperatorSql.READ_COMMITTED);
+          }
+        }
+        List<DiscardedBounds.Picked> locked;
         try (PreparedStatement select = c.prepareStatement(lock)) {
           int next = bindCondition(select, condition, now);
           select.setInt(next, size);
-          try (ResultSet found = select.executeQuery()) {
-            while (found.next()) {
-              ids.add(dialect.getUuid(found, "id"));
-            }
-          }
+          locked = bounds().read(select);
         }
-        return ids.isEmpty() ? 0 : change.apply(c, ids);
+        picked[0] = locked.size();
+        if (postgres && !locked.isEmpty()) {
+          locked = outsideBatches(c, locked, now);
+        }
+        return locked.isEmpty() ? 0 : change.apply(c, locked);
       });
       done += changed;
-      if (changed < size) {
+      if (picked[0] < size) {
         break;
       }
     }
     return done;
+  }
+
+  /**
+   * PostgreSQL: the picked entries that, read afresh now that this transaction holds their advisory locks, are in no
+   * unexpired batch row. A batch claim that committed after the picking statement's snapshot is seen here; one that has
+   * not committed cannot hold them, since it would need the locks this transaction holds.
+   */
+  List<DiscardedBounds.Picked> outsideBatches(Connection c, List<DiscardedBounds.Picked> locked, Instant now)
+      throws SQLException {
+    Set<UUID> free = new HashSet<>();
+    try (PreparedStatement select = c.prepareStatement(OperatorSql.outsideBatches(table, names,
+        placeholders(locked.size())))) {
+      dialect.setInstant(select, 1, now);
+      bindIds(select, 2, idsOf(locked));
+      try (ResultSet row = select.executeQuery()) {
+        while (row.next()) {
+          free.add(dialect.getUuid(row, 1));
+        }
+      }
+    }
+    return locked.stream().filter(p -> free.contains(p.id())).toList();
   }
 
   /** @return the next free parameter index */

@@ -12,14 +12,25 @@ import java.util.UUID;
  * {@link JdbcOutboxStore} runs what it returns, binding every value as a parameter; only validated table names
  * ({@link TableNames}) and fixed text are ever concatenated.
  *
- * <h2>Why "not under an unexpired claim" looks beyond the row on PostgreSQL</h2>
- * An entry under a leased-row claim carries an unexpired {@code lease_until}. A claim under
- * {@link ClaimStrategy#LEASED_BATCHES} writes nothing to the entries: it holds them by its batch row in the claim table
- * until that row's lease has passed. And while a claim of either strategy is deciding on an entry, it holds the
- * entry's transaction-scoped advisory lock. So on PostgreSQL a statement that changes waiting entries also skips the
- * entries of unexpired batch rows and those whose advisory lock it cannot take; it holds the locks it took to the end
- * of its own transaction, which keeps a claim from taking those entries meanwhile, exactly as claims keep each other
- * apart there. A count takes no locks, and only skips the entries of unexpired batch rows.
+ * <h2>Why an entry in flight is never changed</h2>
+ * An operator's park or discard of waiting entries must skip every entry a relay may be sending: one under an unexpired
+ * claim, judged at the moment the entry is changed, not when the statement that picked it began. An entry under a
+ * leased-row claim carries an unexpired {@code lease_until}, written by the claim's {@code UPDATE}: the picking
+ * statement locks rows {@code FOR UPDATE}, so it waits for a claim writing the row and re-checks the row as that claim
+ * committed it (PostgreSQL, MariaDB/MySQL and H2 alike), and a claim waits for the operator's lock and finds the row
+ * changed.
+ *
+ * <p>A claim under {@link ClaimStrategy#LEASED_BATCHES} (PostgreSQL) writes nothing to the entries: it holds them by its
+ * batch row in the claim table until that row's lease has passed, and while it is deciding on an entry it holds the
+ * entry's transaction-scoped advisory lock, heads and run members alike ({@link LeasedBatchClaims}). So the picking
+ * statement also skips the entries of unexpired batch rows and those whose advisory lock it cannot take, and holds
+ * the locks it took to the end of its transaction, which keeps a claim from taking those entries meanwhile, exactly as
+ * claims keep each other apart. Its check of the batch rows uses the statement's snapshot, taken before it took the
+ * locks: a claim that committed in between (its locks released with its commit) is not in it. So a second statement
+ * ({@link #outsideBatches}), with a snapshot taken after the locks, leaves out the entries of batch rows committed
+ * meanwhile. That needs READ COMMITTED (a fresh snapshot per statement), which the transaction sets itself
+ * ({@link #READ_COMMITTED}), whatever the pool, role or database default. A count takes no locks, and only skips the
+ * entries of unexpired batch rows.
  *
  * <h2>Why selections of entries waiting for an operator are decided in Java</h2>
  * A {@link QuarantineSelector} may select a {@linkplain dev.outbox4j.spi.QuarantineGroup group}, whose membership
@@ -81,11 +92,27 @@ final class OperatorSql {
   }
 
   /**
-   * @return the ids of up to {@code ?} entries matching a condition, oldest first, locked. Parameters: the
-   *     condition's, then the limit
+   * @param columns the columns to read
+   * @return up to {@code ?} entries matching a condition, oldest first, locked. Parameters: the condition's, then the
+   *     limit
    */
-  static String lockWaiting(String table, Condition condition) {
-    return "SELECT id FROM " + table + " WHERE " + condition.sql() + " ORDER BY seq LIMIT ? FOR UPDATE";
+  static String lockWaiting(String table, String columns, Condition condition) {
+    return "SELECT " + columns + " FROM " + table + " WHERE " + condition.sql() + " ORDER BY seq LIMIT ? FOR UPDATE";
+  }
+
+  /**
+   * The first statement of every operator transaction on waiting entries (PostgreSQL): their re-check of batch rows
+   * ({@link #outsideBatches}) needs a snapshot per statement.
+   */
+  static final String READ_COMMITTED = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
+  /**
+   * @param idList a parenthesised list of {@code ?}
+   * @return the ids of the listed entries that are in no unexpired batch row (PostgreSQL). Parameters: now, the ids
+   */
+  static String outsideBatches(String table, TableNames names, String idList) {
+    return "SELECT id FROM " + table + " WHERE seq NOT IN ("
+        + LeasedBatchClaims.inUnexpiredBatches(names.qualified("outbox_claim")) + ") AND id IN " + idList;
   }
 
   /**

@@ -18,4 +18,15 @@ class H2OutboxStoreTest extends OutboxStoreContract {
     TestDatabase.H2.insertWithPlainSql("h2store_", row);
     return true;
   }
+
+  @Override
+  protected boolean renumberAfterEveryEntry(java.util.UUID id) {
+    TestDatabase.H2.renumberAfterEveryEntry("h2store_", id);
+    return true;
+  }
+
+  @Override
+  protected OutboxStore operatorStore() {
+    return TestDatabase.H2.operatorStore("h2store_", clock, Retention.deleteOnDelivery());
+  }
 }

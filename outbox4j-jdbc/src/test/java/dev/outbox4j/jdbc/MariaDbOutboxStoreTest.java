@@ -18,4 +18,15 @@ class MariaDbOutboxStoreTest extends OutboxStoreContract {
     TestDatabase.MARIADB.insertWithPlainSql("mystore_", row);
     return true;
   }
+
+  @Override
+  protected boolean renumberAfterEveryEntry(java.util.UUID id) {
+    TestDatabase.MARIADB.renumberAfterEveryEntry("mystore_", id);
+    return true;
+  }
+
+  @Override
+  protected OutboxStore operatorStore() {
+    return TestDatabase.MARIADB.operatorStore("mystore_", clock, Retention.deleteOnDelivery());
+  }
 }

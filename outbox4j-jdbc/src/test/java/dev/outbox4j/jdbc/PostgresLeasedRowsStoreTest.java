@@ -18,4 +18,15 @@ class PostgresLeasedRowsStoreTest extends OutboxStoreContract {
     TestDatabase.POSTGRES.insertWithPlainSql("pgrows_", row);
     return true;
   }
+
+  @Override
+  protected boolean renumberAfterEveryEntry(java.util.UUID id) {
+    TestDatabase.POSTGRES.renumberAfterEveryEntry("pgrows_", id);
+    return true;
+  }
+
+  @Override
+  protected OutboxStore operatorStore() {
+    return TestDatabase.POSTGRES.operatorStore("pgrows_", clock, Retention.deleteOnDelivery());
+  }
 }

@@ -23,4 +23,15 @@ class PostgresOutboxStoreTest extends OutboxStoreContract {
     TestDatabase.POSTGRES.insertWithPlainSql("pgstore_", row);
     return true;
   }
+
+  @Override
+  protected boolean renumberAfterEveryEntry(java.util.UUID id) {
+    TestDatabase.POSTGRES.renumberAfterEveryEntry("pgstore_", id);
+    return true;
+  }
+
+  @Override
+  protected OutboxStore operatorStore() {
+    return TestDatabase.POSTGRES.operatorStore("pgstore_", clock, Retention.deleteOnDelivery());
+  }
 }

@@ -101,6 +101,30 @@ enum TestDatabase {
     return store(pool, prefix, clock, retention, claims);
   }
 
+  /**
+   * @return another store over the prefix's tables, as an operator's CLI in a process of its own has, with a pool of
+   *     its own (living as long as the test JVM) whose PostgreSQL sessions default to REPEATABLE READ, as a pool or
+   *     role may set them, and plan statements as for an outbox of many rows: walking an index in {@code seq} order
+   *     and locking each row as it comes, rather than reading a test's few rows whole and sorting them first; nothing
+   *     is truncated
+   */
+  JdbcOutboxStore operatorStore(String prefix, Clock clock, Retention retention) {
+    DataSource pool = POOLS.computeIfAbsent(prefix + "#operator", p -> {
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url(prefix));
+      config.setMaximumPoolSize(2);
+      config.setMinimumIdle(0);
+      config.setIdleTimeout(10_000);
+      config.setPoolName(name() + "-" + prefix + "-operator");
+      if (this == POSTGRES) {
+        config.setConnectionInitSql("SET enable_seqscan = off; SET enable_sort = off; SET enable_bitmapscan = off;"
+            + " SET default_transaction_isolation = 'repeatable read'");
+      }
+      return new HikariDataSource(config);
+    });
+    return store(pool, prefix, clock, retention, null);
+  }
+
   void dropAndMigrate(DataSource dataSource, TableNames names) {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
       switch (this) {
@@ -137,6 +161,36 @@ enum TestDatabase {
       insert.setString(5, row.contentType());
       insert.setString(6, row.headers());
       insert.executeUpdate();
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Gives an entry of the prefix's outbox a {@code seq} above every other row's, its {@code key_seq} unchanged: the
+   * state MariaDB/MySQL's writers can leave (they number {@code seq} outside the key's lock).
+   */
+  void renumberAfterEveryEntry(String prefix, java.util.UUID id) {
+    String table = TableNames.withPrefix(prefix).qualified("outbox");
+    try (Connection c = pool(prefix).getConnection(); Statement max = c.createStatement();
+        java.sql.PreparedStatement update = c.prepareStatement("UPDATE " + table + " SET seq = ? WHERE id = ?")) {
+      long last;
+      try (java.sql.ResultSet row = max.executeQuery("SELECT MAX(seq) FROM " + table)) {
+        row.next();
+        last = row.getLong(1);
+      }
+      update.setLong(1, last + 1_000);
+      if (this == MARIADB) {
+        update.setString(2, id.toString());
+      } else {
+        update.setObject(2, id);
+      }
+      if (update.executeUpdate() != 1) {
+        throw new IllegalStateException("no entry " + id);
+      }
       if (!c.getAutoCommit()) {
         c.commit();
       }

@@ -35,6 +35,11 @@ public final class KafkaTransactions {
   public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(1);
   /** Default number of transactions at once (pooled producers): 2. */
   public static final int DEFAULT_PRODUCERS = 2;
+  /**
+   * The shortest progress retention allowed, as a multiple of {@link #maxAnswerTime()} (which the relay's lease is at
+   * least): 100, so that an entry can stay in doubt for many leases before whether it landed can no longer be told.
+   */
+  public static final int MIN_PROGRESS_RETENTION_MULTIPLE = 100;
 
   /** Kafka's legal topic characters; a transactional id takes the same so it reads in tools. */
   private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
@@ -104,8 +109,23 @@ public final class KafkaTransactions {
       KafkaTransactions transactions = builder.build();
       return enabled ? transactions : null;
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("transactions: " + e.getMessage(), e);
+      throw new IllegalArgumentException(keyed(e.getMessage()), e);
     }
+  }
+
+  /** @return the builder's message, led by the properties key of the option it starts with */
+  private static String keyed(String message) {
+    Map<String, String> keys = Map.of("progressRetention", "transactions.progress-retention",
+        "startBound", "transactions.start-bound", "timeout", "transactions.timeout",
+        "abortSweep", "transactions.abort-sweep", "clockSkew", "transactions.clock-skew",
+        "producers", "transactions.producers", "idPrefix", "transactions.id-prefix",
+        "progressTopic", "transactions.progress-topic");
+    for (Map.Entry<String, String> key : keys.entrySet()) {
+      if (message.startsWith(key.getKey() + " ")) {
+        return key.getValue() + ": " + message;
+      }
+    }
+    return "transactions: " + message;
   }
 
   private static String requireName(String key, String value) {
@@ -186,7 +206,20 @@ public final class KafkaTransactions {
 
   /** @return {@code startBound + timeout + abortSweep + clockSkew}: from a claim, the latest its batch can land */
   public Duration maxAnswerTime() {
+    return maxAnswerTime(startBound, timeout, abortSweep, clockSkew);
+  }
+
+  private static Duration maxAnswerTime(Duration startBound, Duration timeout, Duration abortSweep,
+      Duration clockSkew) {
     return startBound.plus(timeout).plus(abortSweep).plus(clockSkew);
+  }
+
+  /**
+   * @return the shortest progress retention this transport accepts, configured or found on an existing topic:
+   *     {@value #MIN_PROGRESS_RETENTION_MULTIPLE} x {@link #maxAnswerTime()} (43 min 20 s with the defaults)
+   */
+  public Duration minimumProgressRetention() {
+    return maxAnswerTime().multipliedBy(MIN_PROGRESS_RETENTION_MULTIPLE);
   }
 
   @Override
@@ -233,8 +266,10 @@ public final class KafkaTransactions {
     }
 
     /**
-     * @param retention the progress topic's {@code retention.ms} when this transport creates it; default 7 days. An
-     *     entry in doubt for longer is quarantined, as whether it landed can no longer be told.
+     * @param retention the progress topic's {@code retention.ms} when this transport creates it; default 7 days; at
+     *     least {@value KafkaTransactions#MIN_PROGRESS_RETENTION_MULTIPLE} x {@link KafkaTransactions#maxAnswerTime()}.
+     *     An entry in doubt for longer is quarantined, as whether it landed can no longer be told: keep it above the
+     *     longest time every relay may be stopped, or a destination paused.
      * @return this builder
      */
     public Builder withProgressRetention(Duration retention) {
@@ -318,6 +353,13 @@ public final class KafkaTransactions {
       }
       if (producers < 1 || producers > MAX_PRODUCERS) {
         throw new IllegalArgumentException("producers must be from 1 to " + MAX_PRODUCERS + ", was " + producers);
+      }
+      Duration minimum = maxAnswerTime(startBound, timeout, abortSweep, clockSkew)
+          .multipliedBy(MIN_PROGRESS_RETENTION_MULTIPLE);
+      if (progressRetention.compareTo(minimum) < 0) {
+        throw new IllegalArgumentException("progressRetention must be at least " + MIN_PROGRESS_RETENTION_MULTIPLE
+            + " x maxAnswerTime (" + minimum + "), was " + progressRetention + ": an entry in doubt for longer than"
+            + " the retention is quarantined, since whether it landed can no longer be told");
       }
       return new KafkaTransactions(this);
     }

@@ -343,6 +343,24 @@ public final class KafkaTransport implements Transport {
   }
 
   /**
+   * Reads the settings of the transactional mode's progress topic through the admin client and judges them
+   * ({@link ProgressTopicCheck}: what the transport refuses, what it warns about). Blocking, each call bounded by the
+   * request timeout. For start-up checks and tools such as the relay's {@code doctor}; the transport runs the same
+   * check   * on its own at start (in the background, logging what it finds) and before its first batch.
+   *
+   * @return the findings, refusals first; empty when the topic is fit for use, or does not exist yet (the transport
+   *     creates it with the right settings at first use)
+   * @throws IllegalStateException if the transactional mode is off
+   * @throws OutboxException if the cluster cannot be asked
+   */
+  public List<ProgressTopicCheck.Finding> checkProgressTopic() {
+    if (lane == null) {
+      throw new IllegalStateException("the Kafka transport has no progress topic: its transactional mode is off");
+    }
+    return lane.checkProgressTopic();
+  }
+
+  /**
    * Flushes what is buffered and closes the producer, waiting at most the delivery timeout; sends still unanswered
    * then fail (retryable). Idempotent.
    */
@@ -565,9 +583,11 @@ public final class KafkaTransport implements Transport {
       }
       Map<String, Object> config = producerConfig();
       if (transactions != null) {
-        return new KafkaTransport(this, null, TransactionalClients.lane(transactions, config, clientId,
+        TransactionalLane lane = TransactionalClients.lane(transactions, config, clientId,
             new KafkaRecords(topicMapping, messageIdHeader, contentTypeHeader),
-            new KafkaFailureClassifier(missingTopicPermanent), requestTimeout, deliveryTimeout, clock));
+            new KafkaFailureClassifier(missingTopicPermanent), requestTimeout, deliveryTimeout, clock);
+        lane.checkProgressTopicSoon(); // settings it refuses are logged now, not at the first batch
+        return new KafkaTransport(this, null, lane);
       }
       Producer<byte[], byte[]> producer;
       try {

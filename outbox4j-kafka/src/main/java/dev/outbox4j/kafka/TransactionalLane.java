@@ -68,10 +68,16 @@ import org.jspecify.annotations.Nullable;
  * out or failed otherwise: {@link BatchOutcome#inDoubt}, and the producer is replaced by one with the same
  * transactional id, whose {@code initTransactions} completes or aborts the pending transaction.
  *
- * <p>Thread-safe. Stages complete on the lane's own threads (a sender's, or the progress reader's): dependent stages
+ * <h2>Entries in doubt</h2>
+ * {@link #deliveredEarlier} runs each look-up on its own thread and consumer ({@link ProgressLookups}): a look-up
+ * waiting behind an open transaction never delays another, and cancelling its stage stops it and closes its consumer.
+ *
+ * <p>Thread-safe. Stages complete on the lane's own threads (a sender's, or a progress reader's): dependent stages
  * must be short. Never logs or reports payloads.
  */
 final class TransactionalLane implements AtomicBatches, AutoCloseable {
+  private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.kafka");
+
   /** Steps a test drives between sending and committing (to hold a transaction open). */
   interface Steps {
     /** @param transactionalId the producer about to commit */
@@ -88,7 +94,7 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
   private final BlockingQueue<Slot> idle = new LinkedBlockingQueue<>();
   private final List<Slot> slots = new ArrayList<>();
   private final ExecutorService senders;
-  private final ExecutorService reader;
+  private final ProgressLookups lookups;
   private volatile boolean refuseLateStarts = true;
   private volatile Steps steps = transactionalId -> {};
 
@@ -114,7 +120,7 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
     AtomicInteger threads = new AtomicInteger();
     this.senders = Executors.newFixedThreadPool(settings.producers(),
         runnable -> daemon(runnable, "outbox4j-kafka-tx-" + threads.getAndIncrement()));
-    this.reader = Executors.newSingleThreadExecutor(runnable -> daemon(runnable, "outbox4j-kafka-progress"));
+    this.lookups = new ProgressLookups(progress);
   }
 
   private static Thread daemon(Runnable runnable, String name) {
@@ -326,18 +332,34 @@ final class TransactionalLane implements AtomicBatches, AutoCloseable {
     if (ids.isEmpty()) {
       return CompletableFuture.completedFuture(Set.of());
     }
-    try {
-      return CompletableFuture.supplyAsync(() -> progress.deliveredEarlier(ids, since), reader);
-    } catch (RejectedExecutionException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return lookups.lookUp(ids, since);
+  }
+
+  /** Checks the progress topic in the background, so that settings it refuses are logged at start. */
+  void checkProgressTopicSoon() {
+    lookups.checkTopicSoon(LOGGER);
+  }
+
+  /** @return the progress topic's settings, judged ({@link ProgressLog#check}) */
+  List<ProgressTopicCheck.Finding> checkProgressTopic() {
+    return progress.check();
+  }
+
+  /** @return how many look-ups hold a consumer of the progress topic now; for tests */
+  int openProgressReaders() {
+    return progress.openReaders();
+  }
+
+  /** @return how many look-ups are running now, each on a thread of its own; for tests */
+  int lookupsUnderway() {
+    return lookups.underway();
   }
 
   /** Stops taking batches, lets the running ones finish (within the close timeout), then closes every producer. */
   @Override
   public void close() {
     senders.shutdown();
-    reader.shutdownNow();
+    lookups.close();
     try {
       if (!senders.awaitTermination(closeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         senders.shutdownNow();

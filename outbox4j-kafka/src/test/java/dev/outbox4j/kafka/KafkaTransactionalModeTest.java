@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -236,34 +235,21 @@ class KafkaTransactionalModeTest {
         .withAbortSweep(Duration.ofMillis(500)).withProducers(1);
     try (KafkaTransport transport = transport(settings)) {
       TransactionalLane lane = transport.lane();
-      CountDownLatch sent = new CountDownLatch(1);
-      CountDownLatch release = new CountDownLatch(1);
-      lane.steps(transactionalId -> {
-        sent.countDown();
-        try {
-          release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
       String transactionalId = lane.transactionalIds().get(0);
       List<Message> batch = List.of(message(topic, "k", "zombie-1"), message(topic, "k", "zombie-2"));
       Instant claimedAt = Instant.now();
 
-      var outcome = lane.deliverAll(batch.stream().map(m -> new Outgoing(m, null)).toList(), claimedAt)
-          .toCompletableFuture();
-      assertThat(sent.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      HeldCommit held = new HeldCommit(lane, batch, claimedAt);
       Awaitility.await("the coordinator aborted the transaction").atMost(WAIT).pollInterval(Duration.ofMillis(100))
           .until(() -> kafka.admin().describeTransactions(List.of(transactionalId)).description(transactionalId)
               .get(10, TimeUnit.SECONDS).state() != TransactionState.ONGOING);
-      release.countDown();
+      held.close();
 
-      assertThat(outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(BatchOutcome.NotDelivered.class)
+      assertThat(held.outcome.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(BatchOutcome.NotDelivered.class)
           .asString().contains("aborted by its coordinator");
       assertThat(readSettled(topic, "read_committed")).isEmpty();
       assertThat(readSettled(topic, "read_uncommitted")).extracting(KafkaTransactionalModeTest::idOf)
           .containsAll(ids(batch));
-      lane.steps(transactionalIdAgain -> {});
       assertThat(lane.deliveredEarlier(batch, claimedAt).toCompletableFuture().get(WAIT.toSeconds(),
           TimeUnit.SECONDS)).isEmpty();
     }

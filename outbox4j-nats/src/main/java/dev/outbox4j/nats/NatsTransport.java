@@ -87,7 +87,10 @@ public final class NatsTransport implements Transport {
   /** JetStream API error codes no retry can fix: message too large (10054), JetStream off for the account (10039). */
   private static final Set<Integer> PERMANENT_API_ERRORS = Set.of(10054, 10039);
 
+  private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.nats");
+
   private final List<String> servers;
+  private final TlsMode tlsMode;
   private final Options options;
   private final NatsConnectErrors connectErrors = new NatsConnectErrors();
   private final Function<Message, String> subjects;
@@ -123,9 +126,38 @@ public final class NatsTransport implements Transport {
     if (builder.token != null) {
       options.token(builder.token.toCharArray());
     }
-    NatsCredentials.apply(builder.tls, builder.nkeySeed, builder.credentials, options);
+    NatsCredentials.apply(builder.nkeySeed, builder.credentials, options);
+    NatsTls tls = NatsTls.of(servers, builder.tls, builder.insecureTrustAll);
+    tls.apply(options);
+    this.tlsMode = tls.mode();
+    if (tlsMode == TlsMode.TRUSTS_EVERY_CERTIFICATE) {
+      LOGGER.log(System.Logger.Level.WARNING, "the NATS transport trusts every server certificate ("
+          + NatsTls.INSECURE_TRUST_ALL + "): anyone on the network path to " + servers.size()
+          + " server(s) can read and change what it sends");
+    }
     options.errorListener(connectErrors);
     this.options = options.build();
+  }
+
+  /** How this transport checks the servers' certificates. */
+  public enum TlsMode {
+    /** No TLS: {@code nats://} servers and no TLS settings. */
+    OFF,
+    /** The certificate chain is checked against the trusted authorities and must name the host connected to. */
+    VERIFIED,
+    /** The chain is checked, the host name is not ({@code tls.hostname-verification: false}). */
+    WITHOUT_HOSTNAME_VERIFICATION,
+    /** Every certificate is trusted ({@code tls.insecure-trust-all: true}): no protection against a forger. */
+    TRUSTS_EVERY_CERTIFICATE
+  }
+
+  /**
+   * For start-up checks and tools such as the relay's {@code doctor}.
+   *
+   * @return how this transport checks the servers' certificates
+   */
+  public TlsMode tlsMode() {
+    return tlsMode;
   }
 
   /** @return the client options every connection of this transport is opened with (for tests) */
@@ -147,7 +179,9 @@ public final class NatsTransport implements Transport {
    *       {@code SU...}), or {@code credentials} (the content of a {@code .creds} file: a user JWT and its seed;
    *       usually given as {@code credentials-file: /path/user.creds});
    *   <li>{@code tls.*}: TLS, see {@link TlsSettings#fromProperties} (trust store, client certificate, hostname
-   *       verification);
+   *       verification). A {@code tls://} server without them is verified against the JVM's trusted authorities, host
+   *       name included; {@code opentls://} is refused unless {@code tls.insecure-trust-all} is {@code true}, which
+   *       trusts every certificate (and cannot be combined with the other {@code tls.*} keys);
    *   <li>{@code connection-name} (default {@code outbox4j-relay}), {@code connection-timeout} (5s),
    *       {@code reconnect-wait} (1s), {@code ack-timeout} (5s).
    * </ul>
@@ -175,6 +209,7 @@ public final class NatsTransport implements Transport {
     props.string("token").ifPresent(builder::withToken);
     props.string("nkey-seed").ifPresent(builder::withNkeySeed);
     props.string("credentials").ifPresent(builder::withCredentials);
+    props.bool(NatsTls.INSECURE_TRUST_ALL).ifPresent(builder::withInsecureTrustAll);
     TlsSettings.fromProperties(props).ifPresent(builder::withTls);
     props.string("connection-name").ifPresent(builder::withConnectionName);
     props.duration("connection-timeout").ifPresent(builder::withConnectionTimeout);
@@ -431,6 +466,7 @@ public final class NatsTransport implements Transport {
     private @Nullable String nkeySeed;
     private @Nullable String credentials;
     private @Nullable TlsSettings tls;
+    private boolean insecureTrustAll;
     private String connectionName = "outbox4j-relay";
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
     private Duration reconnectWait = DEFAULT_RECONNECT_WAIT;
@@ -498,7 +534,19 @@ public final class NatsTransport implements Transport {
     }
 
     /**
-     * @param settings TLS to the servers (a {@code tls://} server URL also asks for it); default none
+     * @param trustAll {@code true} to trust every server certificate, forged ones included (a warning is logged at
+     *     start); required for {@code opentls://} server URLs, which are refused otherwise; cannot be combined with
+     *     {@link #withTls}; default {@code false}
+     * @return this builder
+     */
+    public Builder withInsecureTrustAll(boolean trustAll) {
+      this.insecureTrustAll = trustAll;
+      return this;
+    }
+
+    /**
+     * @param settings TLS to the servers; default none, except that a {@code tls://} server URL gets the default
+     *     settings (the JVM's trusted authorities, host name verified)
      * @return this builder
      * @see TlsSettings
      */
@@ -568,7 +616,7 @@ public final class NatsTransport implements Transport {
     /**
      * @return the transport, not yet connected
      * @throws IllegalArgumentException naming the option out of range: no server, a non-positive timeout or wait,
-     *     both a token and a user
+     *     both a token and a user, an {@code opentls://} server without {@code tls.insecure-trust-all}
      */
     public NatsTransport build() {
       if (servers.isEmpty()) {

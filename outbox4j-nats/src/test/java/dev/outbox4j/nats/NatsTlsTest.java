@@ -1,6 +1,7 @@
 package dev.outbox4j.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,10 +38,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The NATS transport against a second, TLS-only NATS server started by the test (user and password required), with
  * certificates made by the test: a delivery succeeds over TLS; a wrong CA, an expired server certificate and a wrong
- * password each fail as an outage (never a permanent failure) and name no secret.
+ * password each fail as an outage (never a permanent failure) and name no secret. What a server URL alone asks for: a
+ * {@code tls://} URL without any {@code tls.*} key verifies the host name against the JVM's default trust store (here
+ * pointed at the test's authority), and {@code opentls://}, which trusts every certificate, is refused unless
+ * {@code tls.insecure-trust-all} says so, with a warning at start.
  */
 class NatsTlsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final List<String> TRUST_PROPERTIES = List.of("javax.net.ssl.trustStore",
+      "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType");
 
   @TempDir
   static Path directory;
@@ -225,6 +232,119 @@ class NatsTlsTest {
         assertOutageNamingNoSecret(outcome, "Authorization Violation");
         assertThat(((DeliveryOutcome.Retryable) outcome).reason()).doesNotContain("not-the-");
       }
+    }
+  }
+
+  private static Map<String, String> plainProperties(String url) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("servers", url);
+    properties.put("username", TlsNatsServer.USER);
+    properties.put("password", TlsNatsServer.PASSWORD);
+    properties.put("connection-timeout", "3s");
+    properties.put("ack-timeout", "6s");
+    return properties;
+  }
+
+  private static DeliveryOutcome deliver(NatsTransport transport) throws Exception {
+    return deliver(transport, "verify.orders");
+  }
+
+  private static TlsNatsServer server(String certificate) throws Exception {
+    return new TlsNatsServer(directory, certificates.file(certificate + ".pem"),
+        certificates.file(certificate + "-key.pem"));
+  }
+
+  @Test
+  void a_tls_url_without_tls_settings_verifies_the_host_name_against_the_default_trust_store() throws Exception {
+    Map<String, String> previous = new HashMap<>();
+    TRUST_PROPERTIES.forEach(name -> previous.put(name, System.getProperty(name)));
+    System.setProperty("javax.net.ssl.trustStore", certificates.file("ca.p12").toString());
+    System.setProperty("javax.net.ssl.trustStorePassword", TestCertificates.PKCS12_PASSWORD);
+    System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+    try (TlsNatsServer elsewhere = server("elsewhere");
+        TlsNatsServer matching = server("server");
+        NatsTransport toElsewhere = NatsTransport.fromProperties(plainProperties(elsewhere.url()));
+        NatsTransport toMatching = NatsTransport.fromProperties(plainProperties(matching.url()))) {
+      assertThat(toElsewhere.tlsMode()).isEqualTo(NatsTransport.TlsMode.VERIFIED);
+
+      assertThat(deliver(toElsewhere)).as("a certificate of the trusted authority for another host")
+          .isInstanceOfSatisfying(DeliveryOutcome.Retryable.class, failure -> {
+            assertThat(failure.transportUnavailable()).isTrue();
+            assertThat(failure.reason()).contains("No subject alternative names matching");
+          });
+      assertThat(deliver(toMatching)).as("connected and answered: no stream captures the subject")
+          .isInstanceOf(DeliveryOutcome.Permanent.class);
+    } finally {
+      previous.forEach((name, value) -> {
+        if (value == null) {
+          System.clearProperty(name);
+        } else {
+          System.setProperty(name, value);
+        }
+      });
+    }
+  }
+
+  @Test
+  void an_opentls_url_is_refused_naming_the_insecure_setting_and_allowed_with_a_warning_when_it_is_set()
+      throws Exception {
+    try (TlsNatsServer elsewhere = server("elsewhere")) {
+      String url = "opentls://localhost:" + elsewhere.port;
+      assertThatThrownBy(() -> NatsTransport.fromProperties(plainProperties(url)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls.insecure-trust-all")
+          .hasMessageNotContaining(TlsNatsServer.PASSWORD);
+      assertThatThrownBy(() -> NatsTransport.builder().withServer(url).build())
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("withInsecureTrustAll");
+      Map<String, String> both = plainProperties(elsewhere.url());
+      both.put("tls.insecure-trust-all", "true");
+      both.put("tls.trust-store", certificates.file("ca.pem").toString());
+      assertThatThrownBy(() -> NatsTransport.fromProperties(both))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls.insecure-trust-all");
+
+      Map<String, String> insecure = plainProperties(url);
+      insecure.put("tls.insecure-trust-all", "true");
+      List<LogRecord> logged = new CopyOnWriteArrayList<>();
+      Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          logged.add(record);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+      Logger.getLogger("").addHandler(capture);
+      try (NatsTransport transport = NatsTransport.fromProperties(insecure)) {
+        assertThat(transport.tlsMode()).isEqualTo(NatsTransport.TlsMode.TRUSTS_EVERY_CERTIFICATE);
+        assertThat(logged).anySatisfy(record -> {
+          assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+          assertThat(record.getMessage()).contains("trusts every server certificate", "tls.insecure-trust-all");
+        });
+        assertThat(deliver(transport)).as("connected to a certificate for another host: no stream captures it")
+            .isInstanceOf(DeliveryOutcome.Permanent.class);
+      } finally {
+        Logger.getLogger("").removeHandler(capture);
+      }
+    }
+  }
+
+  @Test
+  void the_tls_mode_says_how_certificates_are_checked() {
+    try (NatsTransport plain = NatsTransport.builder().withServer("nats://127.0.0.1:4222").build()) {
+      assertThat(plain.tlsMode()).isEqualTo(NatsTransport.TlsMode.OFF);
+    }
+    Map<String, String> unverified = plainProperties("tls://127.0.0.1:4222");
+    unverified.put("tls.hostname-verification", "false");
+    try (NatsTransport transport = NatsTransport.fromProperties(unverified)) {
+      assertThat(transport.tlsMode()).isEqualTo(NatsTransport.TlsMode.WITHOUT_HOSTNAME_VERIFICATION);
+    }
+    Map<String, String> verified = plainProperties("nats://127.0.0.1:4222");
+    verified.put("tls.trust-store", certificates.file("ca.pem").toString());
+    try (NatsTransport transport = NatsTransport.fromProperties(verified)) {
+      assertThat(transport.tlsMode()).isEqualTo(NatsTransport.TlsMode.VERIFIED);
     }
   }
 }

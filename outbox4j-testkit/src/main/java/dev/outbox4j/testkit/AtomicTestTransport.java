@@ -36,6 +36,7 @@ public final class AtomicTestTransport implements Transport {
   private final Deque<Script> scripts = new ArrayDeque<>();
   private final Deque<RuntimeException> lookupFailures = new ArrayDeque<>();
   private final List<Instant> lookups = new ArrayList<>();
+  private final Deque<CompletableFuture<Set<UUID>>> hangingLookups = new ArrayDeque<>();
 
   /** @param atomic the destinations delivered in atomic batches */
   public AtomicTestTransport(Set<String> atomic) {
@@ -52,6 +53,17 @@ public final class AtomicTestTransport implements Transport {
   public synchronized AtomicTestTransport thenLookupFails(RuntimeException failure) {
     lookupFailures.add(failure);
     return this;
+  }
+
+  /**
+   * Makes the next {@code deliveredEarlier} call answer only when the returned stage is completed (or never).
+   *
+   * @return the stage that call will return, so a test can see whether the relay cancelled it
+   */
+  public synchronized CompletableFuture<Set<UUID>> thenLookupHangs() {
+    CompletableFuture<Set<UUID>> answer = new CompletableFuture<>();
+    hangingLookups.add(answer);
+    return answer;
   }
 
   /** @return every message that landed, in the order it landed */
@@ -98,6 +110,10 @@ public final class AtomicTestTransport implements Transport {
     public CompletionStage<Set<UUID>> deliveredEarlier(Collection<Message> messages, Instant since) {
       synchronized (AtomicTestTransport.this) {
         lookups.add(since);
+        CompletableFuture<Set<UUID>> hanging = hangingLookups.poll();
+        if (hanging != null) {
+          return hanging;
+        }
         RuntimeException failure = lookupFailures.poll();
         if (failure != null) {
           return CompletableFuture.failedFuture(failure);

@@ -52,7 +52,8 @@ import org.junit.jupiter.api.Test;
  * {@link #newStore}; every rule of the claim face and the entry face is checked here, on the real backend.
  *
  * <p>It is long because the contract is: one test per rule, grouped by face in sections. Runs of a key and entries in
- * doubt are in {@link KeyRunsContract}, the shared fixture in {@link OutboxStoreFixture}.
+ * doubt are in {@link KeyRunsContract}, the operator's actions on waiting entries and the discards' late-copy bounds in
+ * {@link OperatorFaceContract}, the shared fixture in {@link OutboxStoreFixture}.
  *
  * <p>Time is a {@link SettableClock}; nothing sleeps. Concurrency tests use real threads with bounded waits.
  */

@@ -39,7 +39,7 @@ public final class RelayAssembly {
       "rabbitmq", withTls("uri", "host", "port", "virtual-host", "username", "password", "connection-name",
           "connection-timeout", "requested-heartbeat", "confirm-timeout", "recovery-interval", "auth-mechanism"),
       "nats", withTls("servers", "username", "password", "token", "nkey-seed", "credentials", "connection-name",
-          "connection-timeout", "reconnect-wait", "ack-timeout"),
+          "connection-timeout", "reconnect-wait", "ack-timeout", "tls.insecure-trust-all"),
       "kafka", withTls("bootstrap.servers", "client.id", "topic.prefix", "request.timeout", "delivery.timeout",
           "max.block", "linger", "header.message-id", "header.content-type", "missing-topic.permanent",
           "sasl.mechanism", "sasl.username", "sasl.password"));

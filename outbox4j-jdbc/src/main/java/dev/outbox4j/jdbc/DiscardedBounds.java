@@ -1,0 +1,119 @@
+package dev.outbox4j.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an operator's discard leaves behind on the discarded entries' keys: each one's available time, passed on to its
+ * key's next undelivered entry when that one would be available earlier.
+ *
+ * <h2>Why</h2>
+ * An entry's available time may be the bound by which a copy of its last send lands: a quarantine after a timed-out
+ * send keeps that bound, and a failed attempt's next attempt time is never before it. Deleting the entry makes the
+ * key's next undelivered entry its head; were that one available earlier, a relay could send it before the late copy
+ * of the discarded one lands, and the key's stream would arrive out of order. So the bound moves onto that entry. This
+ * holds for every discard: of entries waiting for an operator ({@code discard}, {@code discardAll}) and of waiting
+ * entries ({@code discardWaiting}).
+ *
+ * <p>The next entry is the next in <em>key order</em>: the smallest {@code key_seq} above the discarded one's among the
+ * key's undelivered entries, never the next {@code seq}, which MariaDB/MySQL hand out outside the key's lock, so that a
+ * key's {@code seq} order may disagree with its commit order there (docs/schema.md). Each probe is one descent of the
+ * index on {@code (ordering_key, key_seq)} (PostgreSQL, undelivered rows only) or {@code (head_key, key_seq)}
+ * (MariaDB/MySQL and H2, where {@code head_key} is the key of undelivered rows only).
+ *
+ * <p>Immutable and thread-safe; its methods run inside the caller's transaction, after the discarded rows were locked
+ * and deleted there (so the probe never finds one of them).
+ */
+final class DiscardedBounds {
+  /** The columns {@link #read} expects, in this order. */
+  static final String COLUMNS = "id, ordering_key, key_seq, available_at";
+
+  /**
+   * A row picked for an operator's action, as its key's order needs it.
+   *
+   * @param id the entry's id
+   * @param key the raw ordering key column, {@code null} for an unkeyed entry
+   * @param keySeq the entry's {@code key_seq} ({@code 0} when the row has none)
+   * @param availableAt the entry's available time
+   */
+  record Picked(UUID id, @Nullable String key, long keySeq, Instant availableAt) {}
+
+  private final JdbcDialect dialect;
+  private final String table;
+  private final String nextOfKey;
+
+  /**
+   * @param dialect the store's dialect
+   * @param table the qualified outbox table
+   * @param postgres whether the database is PostgreSQL (its key index is partial; elsewhere {@code head_key} is)
+   */
+  DiscardedBounds(JdbcDialect dialect, String table, boolean postgres) {
+    this.dialect = dialect;
+    this.table = table;
+    String ofKey = postgres ? "ordering_key = ? AND status <> 'DELIVERED'" : "head_key = ?";
+    this.nextOfKey = "SELECT seq FROM " + table + " WHERE " + ofKey + " AND key_seq > ? ORDER BY key_seq LIMIT 1";
+  }
+
+  /** @return the rows of a statement that reads {@link #COLUMNS} first */
+  List<Picked> read(PreparedStatement select) throws SQLException {
+    List<Picked> picked = new ArrayList<>();
+    try (ResultSet row = select.executeQuery()) {
+      while (row.next()) {
+        UUID id = Objects.requireNonNull(dialect.getUuid(row, 1), "id");
+        String key = row.getString(2);
+        long keySeq = row.getLong(3);
+        Instant availableAt = Objects.requireNonNull(dialect.getInstant(row, 4), "available_at");
+        picked.add(new Picked(id, key, keySeq, availableAt));
+      }
+    }
+    return picked;
+  }
+
+  /**
+   * Moves each deleted entry's available time onto its key's next undelivered entry in key order, when later than
+   * that entry's own. Entries of one key are handled in key order, so the latest bound wins.
+   *
+   * @param deleted entries deleted in the caller's transaction
+   */
+  void passOn(Connection c, List<Picked> deleted) throws SQLException {
+    List<Picked> keyed = new ArrayList<>();
+    for (Picked gone : deleted) {
+      if (gone.key() != null) {
+        keyed.add(gone);
+      }
+    }
+    if (keyed.isEmpty()) {
+      return;
+    }
+    keyed.sort(Comparator.comparing((Picked p) -> Objects.requireNonNull(p.key())).thenComparingLong(Picked::keySeq));
+    try (PreparedStatement select = c.prepareStatement(nextOfKey);
+        PreparedStatement update = c.prepareStatement("UPDATE " + table
+            + " SET available_at = ?, version = version + 1 WHERE seq = ? AND available_at < ?")) {
+      for (Picked gone : keyed) {
+        select.setString(1, gone.key());
+        select.setLong(2, gone.keySeq());
+        Long next = null;
+        try (ResultSet found = select.executeQuery()) {
+          if (found.next()) {
+            next = found.getLong(1);
+          }
+        }
+        if (next != null) {
+          dialect.setInstant(update, 1, gone.availableAt());
+          update.setLong(2, next);
+          dialect.setInstant(update, 3, gone.availableAt());
+          update.executeUpdate();
+        }
+      }
+    }
+  }
+}
