@@ -1,30 +1,32 @@
 package dev.outbox4j.testkit;
 
-import net.jqwik.api.lifecycle.AroundPropertyHook;
-import net.jqwik.api.lifecycle.PropertyExecutionResult;
-import net.jqwik.api.lifecycle.PropertyExecutor;
-import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Sets how many chains {@link ClaimProtocolProperty} tries, and its seed when one is given to replay: the system
- * property {@code outbox4j.property.tries} when set, else the store's {@link ClaimProtocolProperty#defaultTries()} times
- * {@code outbox4j.property.scale} (default 1; the {@code property-nightly} Maven profile sets 25);
- * {@code outbox4j.property.seed}, when set, replays that seed.
+ * How many chains {@link ClaimProtocolProperty} tries, and from which seed: the system property
+ * {@code outbox4j.property.tries} when set, else the store's {@link ClaimProtocolProperty#defaultTries()} times
+ * {@code outbox4j.property.scale} (default 1; the {@code property-nightly} Maven profile sets 25); the run seed is
+ * {@code outbox4j.property.seed} when set (to replay a printed seed), else a random one.
+ *
+ * <p>Thread-safe: stateless.
  */
-public final class PropertyBudget implements AroundPropertyHook {
-  /** Used by jqwik. */
-  public PropertyBudget() {}
+final class PropertyBudget {
+  private PropertyBudget() {}
 
-  @Override
-  public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
-    int tries = context.testInstance() instanceof ClaimProtocolProperty claims ? claims.defaultTries() : 30;
+  /** @return the number of chains to try */
+  static int tries(int defaultTries) {
     String scale = System.getProperty("outbox4j.property.scale", "").strip();
-    int scaled = tries * (scale.isEmpty() ? 1 : Integer.parseInt(scale));
-    context.attributes().setTries(Integer.getInteger("outbox4j.property.tries", scaled));
-    String seed = System.getProperty("outbox4j.property.seed", "");
-    if (!seed.isBlank()) {
-      context.attributes().setSeed(seed.strip());
+    int scaled = defaultTries * (scale.isEmpty() ? 1 : Integer.parseInt(scale));
+    int tries = Integer.getInteger("outbox4j.property.tries", scaled);
+    if (tries < 1) {
+      throw new IllegalArgumentException("outbox4j.property.tries must be at least 1, was " + tries);
     }
-    return property.execute();
+    return tries;
+  }
+
+  /** @return the run's seed */
+  static long runSeed() {
+    String seed = System.getProperty("outbox4j.property.seed", "").strip();
+    return seed.isEmpty() ? ThreadLocalRandom.current().nextLong() : Long.parseLong(seed);
   }
 }

@@ -53,6 +53,8 @@ final class ProtocolModel {
     final String label;
     State state = State.WAITING;
     Instant notBefore;
+    /** Discarded while no later entry of its key stayed undelivered (so no entry could take over its late-copy bound). */
+    boolean discardedAsLast;
 
     Entry(UUID id, @Nullable String key, String destination, String label, Instant notBefore) {
       this.id = id;
@@ -95,6 +97,17 @@ final class ProtocolModel {
   private final Set<UUID> rolledBack = new HashSet<>();
   private final List<Hold> holds = new ArrayList<>();
   private final Map<String, Integer> written = new LinkedHashMap<>();
+  private final Set<String> skipped;
+
+  /** @param skipped the {@link KnownFindings} whose checks this model steps around */
+  ProtocolModel(Set<String> skipped) {
+    this.skipped = Set.copyOf(skipped);
+  }
+
+  /** @return a violation of the named invariant, tagged {@code [invariant]} so that shrinking can tell failures apart */
+  static String broken(String invariant, String violation) {
+    return "[" + invariant + "] " + violation;
+  }
 
   /** @return the model entry, labelled by key and position in it ({@code K1#2}) or as unkeyed ({@code u5}) */
   Entry committed(UUID id, @Nullable String key, String destination, Instant now) {
@@ -146,27 +159,31 @@ final class ProtocolModel {
     Set<UUID> inCall = new HashSet<>();
     claims.forEach(c -> inCall.add(c.id()));
     if (inCall.size() != claims.size()) {
-      wrong.add(relay + " got one entry twice in one claim");
+      wrong.add(broken("handed-out-not-waiting", relay + " got one entry twice in one claim"));
     }
     Map<String, List<Entry>> runs = new LinkedHashMap<>();
     for (Claim claim : claims) {
       Entry entry = entries.get(claim.id());
       if (entry == null) {
-        wrong.add(relay + " was handed " + label(claim.id()) + ", which was never committed");
+        wrong.add(broken("handed-out-not-waiting",
+            relay + " was handed " + label(claim.id()) + ", which was never committed"));
         continue;
       }
       if (entry.state != State.WAITING) {
-        wrong.add(relay + " was handed " + entry + ", which is " + entry.state);
+        wrong.add(broken("handed-out-not-waiting", relay + " was handed " + entry + ", which is " + entry.state));
       }
       if (entry.notBefore.isAfter(now)) {
-        wrong.add(relay + " was handed " + entry + " before it is due at " + entry.notBefore);
+        wrong.add(broken("handed-out-before-due",
+            relay + " was handed " + entry + " before it is due at " + entry.notBefore));
       }
       for (Hold hold : holdsOf(entry)) {
         if (hold.live(now)) {
-          wrong.add(relay + " was handed " + entry + " while " + hold.relay + " holds it until " + hold.claim.leaseUntil());
+          wrong.add(broken("one-in-flight",
+              relay + " was handed " + entry + " while " + hold.relay + " holds it until " + hold.claim.leaseUntil()));
         } else if (hold.landsBy != null && hold.landsBy.isAfter(now)) {
-          wrong.add(relay + " was handed " + entry + " again while a copy of " + hold.relay + "'s send may land until "
-              + hold.landsBy);
+          wrong.add(broken("late-copy",
+              relay + " was handed " + entry + " again while a copy of " + hold.relay + "'s send may land until "
+              + hold.landsBy));
         }
       }
       if (entry.key != null) {
@@ -187,12 +204,14 @@ final class ProtocolModel {
   private List<String> checkRun(String relay, String key, List<Entry> run, Set<UUID> inCall, Instant now, int maxRun) {
     List<String> wrong = new ArrayList<>();
     if (run.size() > maxRun) {
-      wrong.add(relay + " asked for runs of at most " + maxRun + " and got " + run + " of key " + key);
+      wrong.add(broken("run-length",
+          relay + " asked for runs of at most " + maxRun + " and got " + run + " of key " + key));
     }
     List<Entry> open = byKey.get(key).stream().filter(e -> e.state.undelivered()).toList();
     if (!open.subList(0, Math.min(run.size(), open.size())).equals(run)) {
-      wrong.add(relay + " got " + run + " of key " + key + ", which is not a gap-free prefix of its undelivered "
-          + open);
+      wrong.add(broken("run-prefix",
+          relay + " got " + run + " of key " + key + ", which is not a gap-free prefix of its undelivered "
+          + open));
     }
     Entry first = run.get(0);
     for (Entry earlier : byKey.get(key)) {
@@ -200,12 +219,15 @@ final class ProtocolModel {
         break;
       }
       Instant landsBy = landsBy(earlier);
-      if (earlier.state == State.DISCARDED && KnownFindings.skipped(KnownFindings.LATE_COPY_AFTER_DISCARD)) {
-        continue;
-      }
-      if (landsBy != null && landsBy.isAfter(now)) {
-        wrong.add(relay + " was handed " + first + " while a copy of " + earlier + " (" + earlier.state
-            + ") may still land until " + landsBy + ": a late copy would overtake");
+      // the bound of a discarded entry passes to its key's next entry; a discard of the key's last one may drop it
+      List<Entry> ofKey = byKey.get(key);
+      boolean droppedByALastDiscard = ofKey.subList(ofKey.indexOf(earlier), ofKey.indexOf(first)).stream()
+          .anyMatch(between -> between.discardedAsLast);
+      String invariant = droppedByALastDiscard ? KnownFindings.LATE_COPY_AFTER_DISCARD : "late-copy";
+      if (landsBy != null && landsBy.isAfter(now) && !skipped.contains(invariant)) {
+        wrong.add(broken(invariant, relay + " was handed " + first + " while a copy of " + earlier + " ("
+            + earlier.state + (droppedByALastDiscard ? "; its bound went with a discard of its key's last entry" : "")
+            + ") may still land until " + landsBy + ": a late copy would overtake"));
       }
     }
     for (Entry other : byKey.get(key)) {
@@ -214,8 +236,9 @@ final class ProtocolModel {
       }
       for (Hold hold : holdsOf(other)) {
         if (hold.live(now)) {
-          wrong.add(relay + " was handed " + run + " of key " + key + " while " + hold.relay + " holds " + other
-              + " of the same key until " + hold.claim.leaseUntil());
+          wrong.add(broken("one-in-flight",
+              relay + " was handed " + run + " of key " + key + " while " + hold.relay + " holds " + other
+              + " of the same key until " + hold.claim.leaseUntil()));
         }
       }
     }
@@ -273,10 +296,12 @@ final class ProtocolModel {
       boolean didApply = applied.apply(hold);
       String what = outcome.name().toLowerCase(java.util.Locale.ROOT);
       if (didApply && !current) {
-        wrong.add(hold.relay + "'s " + what + " of " + entry + " applied although its claim "
-            + (hold.over ? "was taken over" : "is gone") + " (entry " + (entry == null ? "?" : entry.state) + ")");
-      } else if (!didApply && current && !KnownFindings.skipped(KnownFindings.REFUSED_UNTAKEN_COMPLETION)) {
-        wrong.add(hold.relay + "'s " + what + " of " + entry + " was refused although nobody took its claim over");
+        wrong.add(broken("completion-after-takeover",
+            hold.relay + "'s " + what + " of " + entry + " applied although its claim "
+            + (hold.over ? "was taken over" : "is gone") + " (entry " + (entry == null ? "?" : entry.state) + ")"));
+      } else if (!didApply && current && !skipped.contains(KnownFindings.REFUSED_UNTAKEN_COMPLETION)) {
+        wrong.add(broken(KnownFindings.REFUSED_UNTAKEN_COMPLETION, hold.relay + "'s " + what + " of " + entry
+            + " was refused although nobody took its claim over"));
       }
       hold.over = true;
       if (!didApply || entry == null) {
@@ -295,7 +320,8 @@ final class ProtocolModel {
                 break;
               }
               if (earlier.state.undelivered() && !together.contains(earlier.id)) {
-                wrong.add(entry + " was recorded delivered while " + earlier + " of its key is " + earlier.state);
+                wrong.add(broken("key-order",
+                    entry + " was recorded delivered while " + earlier + " of its key is " + earlier.state));
               }
             }
           }
@@ -338,6 +364,7 @@ final class ProtocolModel {
    */
   List<String> reconcile(String who, Allowed allowed, Function<UUID, Optional<OutboxEntry>> read, Instant now) {
     List<String> wrong = new ArrayList<>();
+    List<Entry> discarded = new ArrayList<>();
     for (Entry entry : entries.values()) {
       if (!entry.state.undelivered()) {
         continue; // final: a delivered, discarded or rolled-back entry handed out again fails the claim's check
@@ -354,21 +381,31 @@ final class ProtocolModel {
         default -> false;
       };
       if (!legal) {
-        wrong.add("after " + who + ", " + entry + " is " + (is == null ? "gone" : row.get().status()) + " but should be "
-            + was);
+        wrong.add(broken("lost-or-changed",
+            "after " + who + ", " + entry + " is " + (is == null ? "gone" : row.get().status()) + " but should be "
+            + was));
         continue;
       }
       for (Hold hold : holdsOf(entry)) {
         if (hold.live(now)) {
-          wrong.add(who + " changed " + entry + " to " + (is == null ? "gone" : is) + " while " + hold.relay
-              + " holds it in flight until " + hold.claim.leaseUntil());
+          wrong.add(broken("operator-touched-in-flight",
+              who + " changed " + entry + " to " + (is == null ? "gone" : is) + " while " + hold.relay
+              + " holds it in flight until " + hold.claim.leaseUntil()));
         }
         hold.over = true;
       }
       entry.state = is == null ? State.DISCARDED : is;
+      if (is == null) {
+        discarded.add(entry);
+      }
       if (is == State.WAITING && now.isAfter(entry.notBefore)) {
         entry.notBefore = now;
       }
+    }
+    for (Entry entry : discarded) {
+      List<Entry> key = entry.key == null ? List.of() : byKey.get(entry.key);
+      entry.discardedAsLast = key.subList(key.indexOf(entry) + 1, key.size()).stream()
+          .noneMatch(later -> later.state.undelivered());
     }
     return wrong;
   }

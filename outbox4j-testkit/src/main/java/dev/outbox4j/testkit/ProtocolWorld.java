@@ -53,13 +53,14 @@ final class ProtocolWorld {
   private final SettableClock clock;
   private final Writer writer;
   private final int maxRun;
-  private final ProtocolModel model = new ProtocolModel();
+  private final ProtocolModel model;
   private final Map<String, List<List<Hold>>> batches = new LinkedHashMap<>();
   private final Set<String> frozen = new HashSet<>();
   private final List<String> story = new ArrayList<>();
   private final String chain;
 
-  ProtocolWorld(OutboxStore store, SettableClock clock, Writer writer, int maxRun, String chain) {
+  ProtocolWorld(OutboxStore store, SettableClock clock, Writer writer, int maxRun, Set<String> skipped, String chain) {
+    this.model = new ProtocolModel(skipped);
     this.chain = chain;
     this.store = store;
     this.clock = clock;
@@ -70,6 +71,16 @@ final class ProtocolWorld {
 
   int maxRun() {
     return maxRun;
+  }
+
+  /** @return whether the relay holds a batch it has not ended */
+  boolean holdsClaims(int relay) {
+    return !batches.get(RELAYS.get(relay)).isEmpty();
+  }
+
+  /** @return whether the relay is frozen */
+  boolean isFrozen(int relay) {
+    return frozen.contains(RELAYS.get(relay));
   }
 
   // ------------------------------------------------------------------------------------------------ writers
@@ -102,7 +113,8 @@ final class ProtocolWorld {
         model.rolledBack(id);
         labels.add(writes.get(i).toString());
         if (store.find(id).isPresent()) {
-          fail(List.of("a rolled-back message appeared: " + writes.get(i)));
+          fail(List.of(ProtocolModel.broken("rolled-back-appeared",
+              "a rolled-back message appeared: " + writes.get(i))));
         }
       }
     }
