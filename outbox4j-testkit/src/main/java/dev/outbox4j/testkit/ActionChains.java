@@ -31,17 +31,33 @@ import org.jspecify.annotations.Nullable;
  * <h2>Shrinking</h2>
  * Delta debugging: remove halves, then quarters, ... then single actions, keeping each removal after which the chain
  * still fails with the same invariant (the first {@code [name]} in the failure's message, else the exception's class),
- * each candidate re-run from a fresh world; bounded by a number of re-runs and a time. A chain that holds a
- * {@link Action#concurrent() concurrent} action is not deterministic, so such a candidate is tried up to
- * {@value #CONCURRENT_ATTEMPTS} times and counts as failing only if one of them failed.
+ * each candidate re-run from a fresh world; bounded by a number of re-runs and a time ({@link ShrinkBudget}). A chain
+ * that holds a {@link Action#concurrent() concurrent} action is not deterministic, so such a candidate is tried up to
+ * {@link ShrinkBudget#concurrentAttempts()} times and counts as failing only if one of them failed.
  *
  * <p>Not thread-safe: one property runs it on one thread (an action may start threads of its own and must join them).
  *
  * @param <W> the world a chain acts on
  */
 final class ActionChains<W> {
-  /** How often a candidate with a concurrent action is re-run before it counts as passing. */
-  static final int CONCURRENT_ATTEMPTS = 2;
+  /**
+   * What shrinking one failure may spend.
+   *
+   * @param reruns the most re-runs of candidate chains
+   * @param concurrentAttempts how often a candidate with a concurrent action is run before it counts as passing
+   * @param time the longest shrinking may take
+   */
+  record ShrinkBudget(int reruns, int concurrentAttempts, Duration time) {
+    /** 200 re-runs, 2 attempts, 3 minutes. */
+    static final ShrinkBudget DEFAULT = new ShrinkBudget(200, 2, Duration.ofMinutes(3));
+
+    ShrinkBudget {
+      if (reruns < 0 || concurrentAttempts < 1) {
+        throw new IllegalArgumentException("shrink reruns must be at least 0 and attempts at least 1, were " + reruns
+            + " and " + concurrentAttempts);
+      }
+    }
+  }
   private static final Pattern INVARIANT = Pattern.compile("\\[([a-z0-9 -]+)]");
 
   /**
@@ -102,26 +118,22 @@ final class ActionChains<W> {
   private final Supplier<W> newWorld;
   private final Function<Random, Action<W>> draw;
   private final int maxActions;
-  private final int maxReruns;
-  private final Duration maxShrinking;
+  private final ShrinkBudget budget;
 
   /**
    * @param newWorld a fresh world for every run of a chain (fresh store, fresh clock)
    * @param draw draws one action from the chain's random source
    * @param maxActions the longest chain; a chain has between half of it and all of it
-   * @param maxReruns the most re-runs shrinking may spend
-   * @param maxShrinking the longest shrinking may take
+   * @param budget what shrinking one failure may spend
    */
-  ActionChains(Supplier<W> newWorld, Function<Random, Action<W>> draw, int maxActions, int maxReruns,
-      Duration maxShrinking) {
+  ActionChains(Supplier<W> newWorld, Function<Random, Action<W>> draw, int maxActions, ShrinkBudget budget) {
     if (maxActions < 1) {
       throw new IllegalArgumentException("maxActions must be at least 1, was " + maxActions);
     }
     this.newWorld = newWorld;
     this.draw = draw;
     this.maxActions = maxActions;
-    this.maxReruns = maxReruns;
-    this.maxShrinking = maxShrinking;
+    this.budget = budget;
   }
 
   /** @return the chain a try's seed draws */
@@ -178,7 +190,8 @@ final class ActionChains<W> {
   Found shrink(long runSeed, int tryNumber, long trySeed, Duration toFind, List<Action<W>> original,
       Failure failure) {
     long started = System.nanoTime();
-    long deadline = started + maxShrinking.toNanos();
+    long deadline = started + budget.time().toNanos();
+    int maxReruns = budget.reruns();
     List<Action<W>> current = original;
     Failure currentFailure = failure;
     int reruns = 0;
@@ -193,7 +206,7 @@ final class ActionChains<W> {
         if (candidate.isEmpty()) {
           continue;
         }
-        int attempts = candidate.stream().anyMatch(Action::concurrent) ? CONCURRENT_ATTEMPTS : 1;
+        int attempts = candidate.stream().anyMatch(Action::concurrent) ? budget.concurrentAttempts() : 1;
         Failure same = null;
         for (int attempt = 0; attempt < attempts && same == null && reruns < maxReruns; attempt++) {
           reruns++;

@@ -45,10 +45,6 @@ import org.junit.jupiter.api.Timeout;
 public abstract class ClaimProtocolProperty {
   /** The most actions in one chain. */
   static final int STEPS = 40;
-  /** The most re-runs shrinking one failure may spend. */
-  static final int SHRINK_RERUNS = 200;
-  /** The longest shrinking one failure may take. */
-  static final Duration SHRINK_TIME = Duration.ofMinutes(3);
 
   /**
    * @param clock the clock the store must use
@@ -102,7 +98,7 @@ public abstract class ClaimProtocolProperty {
     started = System.nanoTime();
     chainsRun = 0;
     Optional<ActionChains.Found> found = new ActionChains<ProtocolWorld>(() -> newWorld(skipped), this::draw, STEPS,
-        SHRINK_RERUNS, SHRINK_TIME).check(tries, seed);
+        PropertyBudget.shrinking()).check(tries, seed);
     if (found.isPresent()) {
       throw new AssertionError(store + ": " + found.get().report(), found.get().shrunkFailure().error());
     }

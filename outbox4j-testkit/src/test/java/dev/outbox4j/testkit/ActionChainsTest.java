@@ -44,7 +44,8 @@ class ActionChainsTest {
   private static final List<String> ALPHABET = List.of("a", "b", "c", "d", "e", "f");
 
   private final ActionChains<Letters> chains = new ActionChains<>(Letters::new,
-      (Random random) -> new Letter(ALPHABET.get(random.nextInt(ALPHABET.size()))), 30, 200, Duration.ofSeconds(30));
+      (Random random) -> new Letter(ALPHABET.get(random.nextInt(ALPHABET.size()))), 30,
+      ActionChains.ShrinkBudget.DEFAULT);
 
   @Test
   void a_failing_chain_is_shrunk_to_its_minimal_form() {
@@ -97,6 +98,41 @@ class ActionChainsTest {
 
     assertThat(failure).isNotNull();
     assertThat(failure.error()).hasMessageContaining("log [a]");
+  }
+
+  @Test
+  void a_candidate_with_a_concurrent_action_counts_as_failing_if_one_of_its_attempts_failed() {
+    // a race that is lost every other time it runs: the first attempt of each candidate passes, the second fails
+    int[] runs = {0};
+    ActionChains.Action<Letters> race = new ActionChains.Action<>() {
+      @Override
+      public String describe() {
+        return "race";
+      }
+
+      @Override
+      public boolean concurrent() {
+        return true;
+      }
+
+      @Override
+      public void run(Letters world) {
+        if (runs[0]++ % 2 == 0) {
+          throw new AssertionError("[lost-race] the race was lost");
+        }
+      }
+    };
+    List<ActionChains.Action<Letters>> chain = new ArrayList<>(List.of(new Letter("c"), new Letter("d"),
+        new Letter("e"), new Letter("c")));
+    chain.add(race);
+    ActionChains.Failure failure = chains.runOnce(chain);
+    assertThat(failure).isNotNull();
+
+    ActionChains.Found found = chains.shrink(0, 1, 0, Duration.ZERO, chain, failure);
+
+    assertThat(found.shrunk()).extracting(ActionChains.Action::describe).containsExactly("race");
+    assertThat(found.reruns()).as("two removals (the first three letters, then the last), each on its second attempt")
+        .isEqualTo(2 * 2);
   }
 
   @Test
