@@ -9,7 +9,7 @@ class PostgresClaimProtocolTest extends JdbcClaimProtocolProperty {
     super(TestDatabase.POSTGRES, "pgprop_", null);
   }
 
-  /** Leased batches also refuse a run member's completion after a takeover of the run's head (open). */
+  /** Leased batches also refuse the completion of a batch's entries nobody took over after a takeover of part of it. */
   @Override
   protected Set<String> knownFindings() {
     return Set.of(KnownFindings.LATE_COPY_AFTER_DISCARD, KnownFindings.REFUSED_UNTAKEN_COMPLETION);

@@ -17,9 +17,9 @@ import java.util.stream.Collectors;
  *   <li>{@value #LATE_COPY_AFTER_DISCARD}: discarding a key's last undelivered entry loses its late-copy bound, so an
  *       entry of the key written afterwards may be handed out while a copy of the discarded entry's send can still
  *       land (every store). A discard with a later entry of the key passes the bound on, and that is still checked.
- *   <li>{@value #REFUSED_UNTAKEN_COMPLETION}: PostgreSQL leased batches refuse the outcome of a run member whose claim
- *       expired but that nobody took over, when the run's head was taken over; the member is sent again (a duplicate,
- *       never a reorder). A completion after a real takeover must still change nothing, and that is still checked.
+ *   <li>{@value #REFUSED_UNTAKEN_COMPLETION}: once some entries of a PostgreSQL leased batch are claimed again after
+ *       its lease expired (a run's head, or any entry of the batch), the outcome of the batch's other entries, whose
+ *       claims expired but that nobody took over, is refused; they are sent again (a duplicate, never a reorder). A completion after a real takeover must still change nothing, and that is still checked.
  * </ul>
  *
  * <p>Thread-safe: stateless.
@@ -27,12 +27,13 @@ import java.util.stream.Collectors;
 public final class KnownFindings {
   /** Discarding a key's last undelivered entry loses its late-copy bound (all stores). */
   public static final String LATE_COPY_AFTER_DISCARD = "late-copy-after-discard";
-  /** A takeover of a run's head refuses the completion of a member nobody took over (PostgreSQL leased batches). */
+  /** A takeover of part of a batch refuses the completion of the entries nobody took over (PostgreSQL leased batches). */
   public static final String REFUSED_UNTAKEN_COMPLETION = "refused-untaken-completion";
 
   private static final Map<String, String> WHAT = Map.of(
       LATE_COPY_AFTER_DISCARD, "discarding a key's last undelivered entry loses its late-copy bound",
-      REFUSED_UNTAKEN_COMPLETION, "a takeover of a run's head refuses the completion of a member nobody took over");
+      REFUSED_UNTAKEN_COMPLETION, "a takeover of part of a leased batch (a run's head, or any entry) refuses the"
+          + " completion of the entries nobody took over");
 
   private KnownFindings() {}
 
