@@ -29,9 +29,10 @@ import org.jspecify.annotations.Nullable;
  * gives the same chain on every store.
  *
  * <h2>Shrinking</h2>
- * Delta debugging: remove halves, then quarters, ... then single actions, keeping each removal after which the chain
- * still fails with the same invariant (the first {@code [name]} in the failure's message, else the exception's class),
- * each candidate re-run from a fresh world; bounded by a number of re-runs and a time ({@link ShrinkBudget}). A chain
+ * Delta debugging: drop the steps after the failing one (they never ran), then remove halves, then quarters, ...
+ * then single actions, keeping each removal after which the chain still fails with the same invariant (the first
+ * {@code [name]} in the failure's message, else the exception's class), each candidate re-run from a fresh world;
+ * bounded by a number of re-runs and a time ({@link ShrinkBudget}). A chain
  * that holds a {@link Action#concurrent() concurrent} action is not deterministic, so such a candidate is tried up to
  * {@link ShrinkBudget#concurrentAttempts()} times and counts as failing only if one of them failed.
  *
@@ -87,8 +88,14 @@ final class ActionChains<W> {
     void run(W world);
   }
 
-  /** How a chain failed: its invariant and the error. */
-  record Failure(String invariant, Throwable error) {}
+  /**
+   * How a chain failed.
+   *
+   * @param invariant the invariant broken (see {@link #invariantOf})
+   * @param error what the failing step threw
+   * @param step the index of the failing step in its chain; the steps after it never ran
+   */
+  record Failure(String invariant, Throwable error, int step) {}
 
   /** What {@link #check} found: the first failing try, its chain as drawn and shrunk, and what shrinking cost. */
   record Found(long runSeed, int tryNumber, long trySeed, Duration toFind, List<? extends Action<?>> original,
@@ -174,15 +181,17 @@ final class ActionChains<W> {
   /** Runs the chain on a fresh world, skipping actions whose precondition does not hold. */
   @Nullable Failure runOnce(List<Action<W>> chain) {
     W world = newWorld.get();
+    int step = 0;
     try {
-      for (Action<W> action : chain) {
+      for (; step < chain.size(); step++) {
+        Action<W> action = chain.get(step);
         if (action.possible(world)) {
           action.run(world);
         }
       }
       return null;
     } catch (AssertionError | RuntimeException e) {
-      return new Failure(invariantOf(e), e);
+      return new Failure(invariantOf(e), e, step);
     }
   }
 
@@ -192,7 +201,7 @@ final class ActionChains<W> {
     long started = System.nanoTime();
     long deadline = started + budget.time().toNanos();
     int maxReruns = budget.reruns();
-    List<Action<W>> current = original;
+    List<Action<W>> current = original.subList(0, failure.step() + 1); // the steps after the failure never ran
     Failure currentFailure = failure;
     int reruns = 0;
     int parts = 2;
@@ -216,7 +225,7 @@ final class ActionChains<W> {
           }
         }
         if (same != null) {
-          current = candidate;
+          current = candidate.subList(0, same.step() + 1);
           currentFailure = same;
           parts = Math.max(parts - 1, 2);
           removed = true;

@@ -125,6 +125,7 @@ class ActionChainsTest {
     List<ActionChains.Action<Letters>> chain = new ArrayList<>(List.of(new Letter("c"), new Letter("d"),
         new Letter("e"), new Letter("c")));
     chain.add(race);
+    chain.add(new Letter("c")); // after the failing step: never runs, dropped before any re-run
     ActionChains.Failure failure = chains.runOnce(chain);
     assertThat(failure).isNotNull();
 
