@@ -1,11 +1,11 @@
 package dev.outbox4j.chaos;
 
+import dev.outbox4j.jdbc.testing.PgBouncerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -17,14 +17,12 @@ import java.util.UUID;
  * named prepared statements). It outlives the cluster's crash-restart: it keeps its clients, and connects to the
  * server again by itself ({@code server_login_retry} 1 s) once it accepts connections.
  *
- * <p>PgBouncer refuses to run as root, so as root it runs as the {@code postgres} OS user, through {@code setpriv},
- * which executes it in place: the child is PgBouncer itself, and a SIGKILL reaches it. Its pid is also written to
+ * <p>Its configuration and command are outbox4j-jdbc's test fixture's ({@link PgBouncerProcess}): as root it runs as
+ * the {@code postgres} OS user through {@code setpriv}, which executes it in place, so a SIGKILL reaches it. Its pid is also written to
  * {@code pgbouncer.pid}, with the suite's own pid in {@code owner.pid}, so {@link ChaosDatabase#stopLeftovers} stops
  * one a killed test JVM left behind.
  */
 final class PgBouncer implements AutoCloseable {
-  private static final Path EXECUTABLE = Path.of("/usr/sbin/pgbouncer");
-
   private final Path directory;
   private final int port;
   private final ChildProcesses.Child process;
@@ -46,43 +44,19 @@ final class PgBouncer implements AutoCloseable {
    * @return the running PgBouncer
    */
   static PgBouncer start(ChildProcesses processes, Path parent, int serverPort, int serverPoolSize) {
-    if (!Files.isExecutable(EXECUTABLE)) {
-      throw new IllegalStateException(EXECUTABLE + " is missing (Debian's pgbouncer package)");
-    }
     Path directory = parent.toAbsolutePath().resolve("pgbouncer-" + UUID.randomUUID().toString().substring(0, 8));
     int port = ChaosDatabase.freePort();
     try {
       Files.createDirectories(directory);
       ChaosDatabase.markOwner(directory);
-      Files.writeString(directory.resolve("users.txt"), "\"postgres\" \"\"\n");
-      Files.writeString(directory.resolve("pgbouncer.ini"), String.join("\n",
-          "[databases]",
-          "postgres = host=127.0.0.1 port=" + serverPort + " dbname=postgres user=postgres",
-          "[pgbouncer]",
-          "listen_addr = 127.0.0.1",
-          "listen_port = " + port,
-          "unix_socket_dir =",
-          "auth_type = trust",
-          "auth_file = " + directory.resolve("users.txt"),
-          "pool_mode = transaction",
-          "default_pool_size = " + serverPoolSize,
-          "max_client_conn = 300",
-          // pgjdbc's start-up parameters PgBouncer does not track
-          "ignore_startup_parameters = extra_float_digits,options",
+      Path ini = PgBouncerProcess.writeConfiguration(directory, "postgres", serverPort, port, serverPoolSize, List.of(
           // after the cluster's crash: try the server again within a second, not the default 15 s
           "server_login_retry = 1",
           "server_connect_timeout = 3",
           // a client waiting for a server connection while the cluster is down gets an error, as it would directly
           "query_wait_timeout = 20",
-          "pidfile = " + directory.resolve("pgbouncer.pid"),
-          ""));
-      List<String> command = new ArrayList<>();
-      if (ChaosDatabase.runningAsRoot()) {
-        processes.run("pgbouncer-chown", Duration.ofSeconds(30), List.of("chown", "-R", "postgres:postgres",
-            directory.toString()));
-        command.addAll(List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"));
-      }
-      command.addAll(List.of(EXECUTABLE.toString(), directory.resolve("pgbouncer.ini").toString()));
+          "pidfile = " + directory.resolve("pgbouncer.pid")));
+      List<String> command = PgBouncerProcess.command(ini);
       ChildProcesses.Child child = processes.startCommand("pgbouncer", command);
       PgBouncer bouncer = new PgBouncer(directory, port, child);
       try {

@@ -1,6 +1,5 @@
 package dev.outbox4j.jdbc;
 
-import dev.outbox4j.testkit.ListeningPort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,10 +13,10 @@ import dev.outbox4j.RelayListener;
 import dev.outbox4j.jdbc.inbox.JdbcInbox;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.WaitingSelector;
+import dev.outbox4j.jdbc.testing.PgBouncerProcess;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.testkit.SettableClock;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,63 +49,24 @@ class PostgresThroughPgBouncerTest {
   @TempDir
   static Path directory;
 
-  private static Process bouncer;
-  private static int bouncerPort;
+  private static PgBouncerProcess bouncer;
   private static HikariDataSource throughBouncer;
   private static HikariDataSource secondThroughBouncer;
 
   @BeforeAll
-  static void startPgBouncer() throws Exception {
+  static void startPgBouncer() {
     TestDatabase.POSTGRES.pool(PREFIX); // this JVM's database, migrated directly (DDL needs no pooler)
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
-    Files.writeString(directory.resolve("pgbouncer.ini"), String.join("\n",
-        "[databases]",
-        RunDatabases.name() + " = host=127.0.0.1 port=5432 dbname=" + RunDatabases.name() + " user=postgres",
-        "[pgbouncer]",
-        "listen_addr = 127.0.0.1",
-        "listen_port = " + port,
-        "unix_socket_dir =",
-        "auth_type = trust",
-        "auth_file = " + directory.resolve("users.txt"),
-        "pool_mode = transaction",
-        // Fewer server connections than the stores' pools together: transactions of different clients share them.
-        "default_pool_size = 3",
-        "max_client_conn = 100",
-        "ignore_startup_parameters = extra_float_digits,options",
-        "logfile = " + directory.resolve("pgbouncer.log"),
-        ""));
-    Files.writeString(directory.resolve("users.txt"), "\"postgres\" \"\"\n");
-    List<String> command = new ArrayList<>();
-    if ("root".equals(System.getProperty("user.name"))) {
-      // PgBouncer refuses to run as root.
-      new ProcessBuilder("chown", "-R", "postgres", directory.toString()).inheritIO().start().waitFor();
-      command.addAll(List.of("runuser", "-u", "postgres", "--"));
-    }
-    command.addAll(List.of("/usr/sbin/pgbouncer", directory.resolve("pgbouncer.ini").toString()));
-    bouncer = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(directory.resolve("stdout.log").toFile()).start();
-    awaitListening(port);
-    bouncerPort = port;
-    throughBouncer = pool(port, 6);
-    secondThroughBouncer = pool(port, 6);
+    // Fewer server connections than the stores' pools together: transactions of different clients share them.
+    bouncer = PgBouncerProcess.start(directory, 3);
+    throughBouncer = pool(6);
+    secondThroughBouncer = pool(6);
   }
 
-  private static String url(int port) {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/" + RunDatabases.name() + "?user=postgres";
-  }
-
-  private static HikariDataSource pool(int port, int size) {
+  private static HikariDataSource pool(int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url(port));
+    config.setJdbcUrl(bouncer.url());
     config.setMaximumPoolSize(size);
     return new HikariDataSource(config);
-  }
-
-  private static void awaitListening(int port) {
-    ListeningPort.await(bouncer, port, Duration.ofSeconds(20), directory.resolve("stdout.log").toString());
   }
 
   @AfterAll
@@ -116,7 +76,7 @@ class PostgresThroughPgBouncerTest {
       secondThroughBouncer.close();
     }
     if (bouncer != null) {
-      bouncer.destroy();
+      bouncer.close();
     }
   }
 
@@ -226,7 +186,7 @@ class PostgresThroughPgBouncerTest {
       Path output = directory.resolve("relay-" + r + ".log");
       outputs.add(output);
       relays.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-          classPath, PgBouncerRelay.class.getName(), url(bouncerPort), RunDatabases.postgresUrl(), PREFIX)
+          classPath, PgBouncerRelay.class.getName(), bouncer.url(), RunDatabases.postgresUrl(), PREFIX)
           .redirectErrorStream(true).redirectOutput(output.toFile()).start());
     }
     try {
@@ -314,7 +274,7 @@ class PostgresThroughPgBouncerTest {
     }
     String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Process relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-        classPath, PgBouncerClaimer.class.getName(), url(bouncerPort), PREFIX, "5", "10").redirectErrorStream(true)
+        classPath, PgBouncerClaimer.class.getName(), bouncer.url(), PREFIX, "5", "10").redirectErrorStream(true)
         .start();
     try (java.io.BufferedReader out = new java.io.BufferedReader(
         new java.io.InputStreamReader(relay.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {

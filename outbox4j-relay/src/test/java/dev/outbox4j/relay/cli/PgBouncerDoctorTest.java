@@ -3,14 +3,9 @@ package dev.outbox4j.relay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.testing.PgBouncerProcess;
 import dev.outbox4j.jdbc.testing.RunDatabases;
-import dev.outbox4j.testkit.ListeningPort;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,54 +22,25 @@ class PgBouncerDoctorTest {
 
   @TempDir static Path directory;
 
-  private static Process bouncer;
-  private static int port;
+  private static PgBouncerProcess bouncer;
 
   @BeforeAll
-  static void startPgBouncer() throws Exception {
+  static void startPgBouncer() {
     try (var pool = DoctorContract.pool(RunDatabases.postgresUrl())) {
       JdbcOutboxStore.builder(pool).withTablePrefix(PREFIX).build().migrate();
     }
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
-    Files.writeString(directory.resolve("pgbouncer.ini"), String.join("\n",
-        "[databases]",
-        RunDatabases.name() + " = host=127.0.0.1 port=5432 dbname=" + RunDatabases.name() + " user=postgres",
-        "[pgbouncer]",
-        "listen_addr = 127.0.0.1",
-        "listen_port = " + port,
-        "unix_socket_dir =",
-        "auth_type = trust",
-        "auth_file = " + directory.resolve("users.txt"),
-        "pool_mode = transaction",
-        "default_pool_size = 2",
-        "ignore_startup_parameters = extra_float_digits,options",
-        "logfile = " + directory.resolve("pgbouncer.log"),
-        ""));
-    Files.writeString(directory.resolve("users.txt"), "\"postgres\" \"\"\n");
-    List<String> command = new ArrayList<>();
-    if ("root".equals(System.getProperty("user.name"))) {
-      // PgBouncer refuses to run as root.
-      new ProcessBuilder("chown", "-R", "postgres", directory.toString()).inheritIO().start().waitFor();
-      command.addAll(List.of("runuser", "-u", "postgres", "--"));
-    }
-    command.addAll(List.of("/usr/sbin/pgbouncer", directory.resolve("pgbouncer.ini").toString()));
-    bouncer = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(directory.resolve("stdout.log").toFile()).start();
-    ListeningPort.await(bouncer, port, Duration.ofSeconds(20), directory.resolve("stdout.log").toString());
+    bouncer = PgBouncerProcess.start(directory, 2);
   }
 
   @AfterAll
   static void stopPgBouncer() {
     if (bouncer != null) {
-      bouncer.destroy();
+      bouncer.close();
     }
   }
 
   private static CliRun doctor(String parameters) {
-    return CliRun.of("doctor", "--url", "jdbc:postgresql://127.0.0.1:" + port + "/" + RunDatabases.name()
-        + "?user=postgres" + parameters, "--table-prefix", PREFIX);
+    return CliRun.of("doctor", "--url", bouncer.url() + parameters, "--table-prefix", PREFIX);
   }
 
   @Test
@@ -83,7 +49,7 @@ class PgBouncerDoctorTest {
 
     assertThat(run.code()).as(run.out() + run.err()).isZero();
     assertThat(run.out()).contains("INFO    pooler", "a transaction pooler is in front (the relay connects to port "
-        + port + ", the server listens", "prepareThreshold=5", "fix: prepareThreshold=0")
+        + bouncer.port() + ", the server listens", "prepareThreshold=5", "fix: prepareThreshold=0")
         .doesNotContain("UNSAFE  pooler");
   }
 
