@@ -347,8 +347,9 @@ class OutboxMetricsTest {
       store.enqueue(Message.builder().withDestination("erp").withPayload("e" + i).build());
       store.enqueue(Message.builder().withDestination("crm").withPayload("c" + i).build());
     }
+    // unavailable: paused at once (a few retryable failures alone are undecided until the evidence window passes)
     Relay relay = Relay.builder(store, InProcessTransport.of(m -> m.destination().equals("erp") && erpDown.get()
-            ? DeliveryOutcome.retryable("HTTP 503") : DeliveryOutcome.delivered()))
+            ? DeliveryOutcome.unavailable("connection refused") : DeliveryOutcome.delivered()))
         .withClock(clock)
         .onEvent(metrics)
         .build();
