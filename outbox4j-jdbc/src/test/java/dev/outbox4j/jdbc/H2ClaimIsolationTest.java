@@ -19,7 +19,7 @@ class H2ClaimIsolationTest extends SessionIsolationTests {
 
   @Override
   String probe() {
-    return "SELECT ISOLATION_LEVEL FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = SESSION_ID()";
+    return SessionProbe.JDBC_ISOLATION;
   }
 
   @Override
