@@ -23,6 +23,9 @@ class HttpPausedProcessTest {
 
   private final WebhookServer receiver = new WebhookServer();
 
+  /** Fresh children tried until one's pause catches requests in progress (a loaded machine can miss). */
+  private static final int ATTEMPTS = 3;
+
   @AfterEach
   void cleanUp() {
     receiver.close();
@@ -30,21 +33,30 @@ class HttpPausedProcessTest {
 
   @Test
   void a_process_resumed_after_the_bound_sends_no_request_its_client_still_held() throws Exception {
-    try (PausedProcess child = PausedProcess.start(PausingSenderMain.class, receiver.uri("/ok").toString(),
-        Integer.toString(MESSAGES), Long.toString(CONNECT_TIMEOUT.toMillis()),
-        Long.toString(REQUEST_TIMEOUT.toMillis()))) {
-      child.awaitStopped(Duration.ofSeconds(60));
-      // what the child's kernel had already taken arrives while it is stopped; three bounds is ample for that
-      Thread.sleep(3 * BOUND.toMillis());
-      int beforeResume = receiver.received().size();
-      child.resume(Duration.ofSeconds(60));
-      Thread.sleep(BOUND.toMillis()); // anything it sent after its resume has arrived by now
+    for (int attempt = 1; ; attempt++) {
+      try (PausedProcess child = PausedProcess.start(PausingSenderMain.class, receiver.uri("/ok").toString(),
+          Integer.toString(MESSAGES), Long.toString(CONNECT_TIMEOUT.toMillis()),
+          Long.toString(REQUEST_TIMEOUT.toMillis()))) {
+        if (!child.awaitStopped(Duration.ofSeconds(60))) {
+          PausedProcess.missed(attempt, ATTEMPTS, "every answer arrived before the batch was handed over");
+          continue;
+        }
+        // what the child's kernel had already taken arrives while it is stopped; three bounds is ample for that
+        Thread.sleep(3 * BOUND.toMillis());
+        int beforeResume = receiver.received().size();
+        child.resume(Duration.ofSeconds(60));
+        Thread.sleep(BOUND.toMillis()); // anything it sent after its resume has arrived by now
+        if (child.unconfirmed() == 0) {
+          PausedProcess.missed(attempt, ATTEMPTS, "the pause caught no request the client still held");
+          continue;
+        }
 
-      assertThat(child.unconfirmed()).as("the pause caught requests the client still held").isPositive();
-      assertThat(receiver.received().size() - beforeResume)
-          .as("webhooks read whole after the resume, each one past its bound (of %d; %d not answered 2xx)",
-              MESSAGES, child.unconfirmed())
-          .isLessThanOrEqualTo(1);
+        assertThat(receiver.received().size() - beforeResume)
+            .as("webhooks read whole after the resume, each one past its bound (of %d; %d not answered 2xx)",
+                MESSAGES, child.unconfirmed())
+            .isLessThanOrEqualTo(1);
+        return;
+      }
     }
   }
 }

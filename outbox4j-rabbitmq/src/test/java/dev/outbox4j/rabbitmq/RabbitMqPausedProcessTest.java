@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 class RabbitMqPausedProcessTest {
   private static final Duration BOUND = Duration.ofSeconds(1);
   private static final int MESSAGES = 3_000;
+  /** Fresh children tried until one's pause catches publishes in progress (a loaded machine can miss). */
+  private static final int ATTEMPTS = 3;
 
   private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
   private final AtomicLong arrivals = new AtomicLong();
@@ -32,21 +34,30 @@ class RabbitMqPausedProcessTest {
   @Test
   void a_process_resumed_after_the_bound_sends_nothing_its_transport_still_held() throws Exception {
     broker.startConsuming((tag, delivery) -> arrivals.incrementAndGet());
-    try (PausedProcess child = PausedProcess.start(PausingPublisherMain.class,
-        Integer.toString(RabbitMqTestBroker.PORT), broker.destination(), Integer.toString(MESSAGES),
-        Long.toString(BOUND.toMillis()))) {
-      child.awaitStopped(Duration.ofSeconds(60));
-      // what the child's kernel had already taken lands while it is stopped; three bounds is ample for that
-      Thread.sleep(3 * BOUND.toMillis());
-      long beforeResume = arrivals.get();
-      child.resume(Duration.ofSeconds(60));
-      Thread.sleep(BOUND.toMillis()); // anything it wrote after its resume has arrived by now
+    for (int attempt = 1; ; attempt++) {
+      try (PausedProcess child = PausedProcess.start(PausingPublisherMain.class,
+          Integer.toString(RabbitMqTestBroker.PORT), broker.destination(), Integer.toString(MESSAGES),
+          Long.toString(BOUND.toMillis()))) {
+        if (!child.awaitStopped(Duration.ofSeconds(60))) {
+          PausedProcess.missed(attempt, ATTEMPTS, "every confirmation arrived before the batch was handed over");
+          continue;
+        }
+        // what the child's kernel had already taken lands while it is stopped; three bounds is ample for that
+        Thread.sleep(3 * BOUND.toMillis());
+        long beforeResume = arrivals.get();
+        child.resume(Duration.ofSeconds(60));
+        Thread.sleep(BOUND.toMillis()); // anything it wrote after its resume has arrived by now
+        if (child.unconfirmed() == 0) {
+          PausedProcess.missed(attempt, ATTEMPTS, "the pause caught no publish the transport still held");
+          continue;
+        }
 
-      assertThat(child.unconfirmed()).as("the pause caught publishes the transport still held").isPositive();
-      assertThat(arrivals.get() - beforeResume)
-          .as("messages that reached the broker after the resume, each one past its bound (of %d; %d unconfirmed)",
-              MESSAGES, child.unconfirmed())
-          .isLessThanOrEqualTo(1);
+        assertThat(arrivals.get() - beforeResume)
+            .as("messages that reached the broker after the resume, each one past its bound (of %d; %d unconfirmed)",
+                MESSAGES, child.unconfirmed())
+            .isLessThanOrEqualTo(1);
+        return;
+      }
     }
   }
 }

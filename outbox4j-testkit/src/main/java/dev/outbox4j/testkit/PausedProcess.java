@@ -90,10 +90,46 @@ public final class PausedProcess implements AutoCloseable {
         + " stopped=" + stopped.get());
   }
 
-  /** Waits until the child stopped itself; fails, with its output, if it ended instead. */
-  public void awaitStopped(Duration timeout) {
-    await().atMost(timeout).until(() -> isStopped() || !child.isAlive());
-    assertThat(child.isAlive()).as("the child stopped itself; its output: %s", output).isTrue();
+  /**
+   * Waits until the child stopped itself.
+   *
+   * @return {@code true} when it stopped; {@code false} when it ended without stopping because every confirmation
+   *     arrived before the last message was handed over (a loaded machine can do that: the scenario's precondition was
+   *     not reached, see {@link #missed})
+   * @throws AssertionError with its output, if it ended otherwise (it failed)
+   */
+  public boolean awaitStopped(Duration timeout) {
+    await().atMost(timeout).until(() -> !child.isAlive() || isStopped());
+    if (child.isAlive()) {
+      return true;
+    }
+    try {
+      child.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> output.stream().anyMatch(line -> line.startsWith(ANSWERED)));
+    assertThat(output).as("the child ended without stopping itself; its output").anyMatch(
+        line -> line.startsWith(ANSWERED) && line.endsWith("stopped=false"));
+    return false;
+  }
+
+  /**
+   * A trial that did not reach its precondition (the child never stopped, or its pause caught no send the transport
+   * still held): nothing was tested. Returns to let the caller try again while attempts remain; after the last one
+   * the test is aborted (reported as skipped, with the reason) rather than failed or passed.
+   *
+   * @param attempt this attempt, from 1
+   * @param attempts how many are allowed
+   * @param why what was missed
+   */
+  public static void missed(int attempt, int attempts, String why) {
+    System.out.println("paused-process trial " + attempt + " of " + attempts + " missed its precondition: " + why);
+    if (attempt >= attempts) {
+      throw new org.opentest4j.TestAbortedException(attempts + " trials in a row missed their precondition (" + why
+          + "): the machine was too loaded for the pause to catch a send in progress; nothing was tested");
+    }
   }
 
   /** Resumes the child and waits until it has answered every delivery and ended. */
@@ -118,7 +154,12 @@ public final class PausedProcess implements AutoCloseable {
   }
 
   private boolean isStopped() throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(child.pid()), "stat"));
+    String stat;
+    try {
+      stat = Files.readString(Path.of("/proc", Long.toString(child.pid()), "stat"));
+    } catch (java.nio.file.NoSuchFileException e) {
+      return false; // it ended between the liveness check and this read
+    }
     return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
   }
 
