@@ -304,6 +304,8 @@ public final class ConfigReader {
         TlsSettings tls = builder.build();
         tls.serverContext();
         return tls;
+      } catch (TlsSettings.KeyFileException e) {
+        throw new ConfigException("server.tls.key", "cannot be used: " + e.getMessage(), origin("server.tls.key"));
       } catch (IllegalArgumentException e) {
         throw new ConfigException(blamed, "cannot be used: " + e.getMessage(), origin(blamed));
       }
