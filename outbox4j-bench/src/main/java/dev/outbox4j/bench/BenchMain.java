@@ -190,6 +190,11 @@ public final class BenchMain {
             (connection, index) -> table.insert(connection, "key-" + (index % Outbox4jTables.KEYS)));
       }));
     }
+    for (int writers : new int[] {1, options.writers()}) {
+      for (boolean trigger : new boolean[] {false, true}) {
+        plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger)));
+      }
+    }
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false)));
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
@@ -206,8 +211,11 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("claim"),
           () -> new Outbox4jClaimCost(database, options.largePending(), "large", claims)));
     }
-    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, true)));
-    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, false)));
+    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY)));
+    plan.add(new Planned(Set.of("latency"),
+        () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.IN_PROCESS)));
+    plan.add(new Planned(Set.of("latency", "notify-trigger"),
+        () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER)));
     brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
     kafkaTransactionRows(plan, database);
     brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
@@ -276,6 +284,40 @@ public final class BenchMain {
         tables::truncate,
         (connection, index) -> outbox.write(connection,
             Outbox4jTables.message(keyed ? "key-" + (index % Outbox4jTables.KEYS) : null)));
+  }
+
+  /**
+   * Scenario 4 as another application writes: the business row and an unkeyed outbox row inserted with plain SQL
+   * (docs/schema.md), into outbox4j's table with or without the opt-in notify trigger; nothing drains.
+   */
+  private static Scenario plainSqlWrites(BenchDatabase database, int writers, boolean trigger) throws Exception {
+    BusinessTable.reset(database);
+    Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
+    try (HikariDataSource setup = database.pool("o4j-plain-setup", 1, true)) {
+      tables.recreate(setup);
+      if (trigger) {
+        tables.store(setup, Retention.deleteOnDelivery()).installNotifyTrigger();
+      }
+    }
+    String insert = "INSERT INTO " + tables.outbox() + " (id, destination, payload, content_type, headers)"
+        + " VALUES (?, ?, ?, 'application/json', '{}')";
+    return new WriteScenario(database, writers, plainSqlWriteId(writers, trigger),
+        "4 business row + outbox row by plain SQL, unkeyed, " + (trigger ? "with" : "without")
+            + " the notify trigger, " + writers + " writer" + (writers == 1 ? "" : "s"),
+        tables::truncate,
+        (connection, index) -> {
+          try (var statement = connection.prepareStatement(insert)) {
+            statement.setObject(1, java.util.UUID.randomUUID());
+            statement.setString(2, Payloads.DESTINATION);
+            statement.setBytes(3, Payloads.bytes());
+            statement.executeUpdate();
+          }
+        });
+  }
+
+  /** @return the id of a {@link #plainSqlWrites} row */
+  static String plainSqlWriteId(int writers, boolean trigger) {
+    return "write-plain-sql" + (trigger ? "-trigger" : "") + "-" + writers + "w";
   }
 
   private static String document(BenchOptions options, String started, String machine, String loadBefore,

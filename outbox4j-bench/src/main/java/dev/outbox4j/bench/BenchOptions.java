@@ -41,7 +41,7 @@ record BenchOptions(
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS =
-      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "claim", "kafka", "kafka-hot", "rabbitmq", "nats");
+      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "notify-trigger", "claim", "kafka", "kafka-hot", "rabbitmq", "nats");
 
   BenchOptions {
     only = Set.copyOf(only);

@@ -9,8 +9,12 @@ import dev.outbox4j.jdbc.PostgresWakeUpListener;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.spi.Transport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.LockSupport;
@@ -20,15 +24,27 @@ import org.jspecify.annotations.Nullable;
  * Scenario 6: latency from commit to the transport call at a fixed offered rate. Writer threads start transaction
  * {@code i} at {@code start + i / rate} (open loop: a slow commit does not lower the offered rate), record the time
  * right after their commit returns, and the transport records when the relay hands it the message (found by an index
- * header). Wake-up either by LISTEN/NOTIFY (the writer's outbox sends {@code pg_notify} in the transaction; a listener
- * wakes the relay) or in-process ({@code relay.wakeUp()} after the commit). Background relay with default polling.
+ * header). Wake-up by LISTEN/NOTIFY (the writer's outbox sends {@code pg_notify} in the transaction; a listener
+ * wakes the relay), in-process ({@code relay.wakeUp()} after the commit), or by the opt-in notify trigger: the writer
+ * inserts the outbox row with plain SQL, as an application in another language would, and the trigger notifies.
+ * Background relay with default polling.
  */
 final class Outbox4jLatency implements Scenario {
   private static final String INDEX_HEADER = "bench-index";
 
+  /** How a commit reaches the relay. */
+  enum Wake {
+    /** The Java writer's {@code pg_notify}, heard by a listener. */
+    NOTIFY,
+    /** {@code relay.wakeUp()} in the writer's process after its commit. */
+    IN_PROCESS,
+    /** A plain SQL insert; the notify trigger's notification, heard by a listener. */
+    TRIGGER
+  }
+
   private final BenchDatabase database;
   private final BenchOptions options;
-  private final boolean notify;
+  private final Wake wake;
   private final Outbox4jTables tables;
   private final HikariDataSource writerPool;
   private final HikariDataSource relayPool;
@@ -39,10 +55,10 @@ final class Outbox4jLatency implements Scenario {
   private long[] committedAt = new long[0];
   private long[] calledAt = new long[0];
 
-  Outbox4jLatency(BenchDatabase database, BenchOptions options, boolean notify) throws Exception {
+  Outbox4jLatency(BenchDatabase database, BenchOptions options, Wake wake) throws Exception {
     this.database = database;
     this.options = options;
-    this.notify = notify;
+    this.wake = wake;
     this.tables = new Outbox4jTables(database, "bench_o4j_");
     BusinessTable.reset(database);
     this.writerPool = database.pool("o4j-latency-writers", options.writers(), false);
@@ -50,18 +66,29 @@ final class Outbox4jLatency implements Scenario {
     this.listenerPool = database.pool("o4j-latency-listener", 1, true);
     tables.recreate(relayPool);
     this.store = tables.store(relayPool, Retention.deleteOnDelivery());
-    this.outbox = store.outboxBuilder().withWakeUpNotify(notify).build();
+    this.outbox = store.outboxBuilder().withWakeUpNotify(wake == Wake.NOTIFY).build();
+    if (wake == Wake.TRIGGER) {
+      store.installNotifyTrigger();
+    }
   }
 
   @Override
   public String id() {
-    return notify ? "latency-outbox4j" : "latency-outbox4j-inprocess";
+    return switch (wake) {
+      case NOTIFY -> "latency-outbox4j";
+      case IN_PROCESS -> "latency-outbox4j-inprocess";
+      case TRIGGER -> "latency-outbox4j-trigger";
+    };
   }
 
   @Override
   public String title() {
     return String.format("6 outbox4j latency commit → transport at %,d msgs/s for %d s, %s wake-up",
-        options.offeredRate(), options.latencySeconds(), notify ? "LISTEN/NOTIFY" : "in-process");
+        options.offeredRate(), options.latencySeconds(), switch (wake) {
+          case NOTIFY -> "LISTEN/NOTIFY";
+          case IN_PROCESS -> "in-process";
+          case TRIGGER -> "plain SQL inserts, notify trigger";
+        });
   }
 
   @Override
@@ -96,7 +123,7 @@ final class Outbox4jLatency implements Scenario {
     @Nullable PostgresWakeUpListener listener = null;
     try (Relay relay = Relay.builder(store, transport).withBatchSize(Outbox4jDrain.BATCH).build()) {
       relay.start();
-      if (notify) {
+      if (wake != Wake.IN_PROCESS) {
         listener = PostgresWakeUpListener.start(listenerPool, store.tableNames(), relay::wakeUp);
       }
       long start = System.nanoTime() + 10_000_000;
@@ -107,11 +134,15 @@ final class Outbox4jLatency implements Scenario {
         }
       }, (connection, index) -> {
         BusinessTable.insert(connection, index);
-        outbox.write(connection, Outbox4jTables.message(null).toBuilder()
-            .withHeader(INDEX_HEADER, Integer.toString(index)).build());
+        if (wake == Wake.TRIGGER) {
+          insertPlain(connection, index);
+        } else {
+          outbox.write(connection, Outbox4jTables.message(null).toBuilder()
+              .withHeader(INDEX_HEADER, Integer.toString(index)).build());
+        }
       }, index -> {
         committed[index] = System.nanoTime();
-        if (!notify) {
+        if (wake == Wake.IN_PROCESS) {
           relay.wakeUp();
         }
       });
@@ -134,5 +165,17 @@ final class Outbox4jLatency implements Scenario {
     writerPool.close();
     relayPool.close();
     listenerPool.close();
+  }
+
+  /** The row another application writes with plain SQL (docs/schema.md), carrying the index header. */
+  private void insertPlain(Connection connection, int index) throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + tables.outbox()
+        + " (id, destination, payload, content_type, headers) VALUES (?, ?, ?, 'application/json', ?)")) {
+      insert.setObject(1, UUID.randomUUID());
+      insert.setString(2, Payloads.DESTINATION);
+      insert.setBytes(3, Payloads.bytes());
+      insert.setString(4, "{\"" + INDEX_HEADER + "\":\"" + index + "\"}");
+      insert.executeUpdate();
+    }
   }
 }

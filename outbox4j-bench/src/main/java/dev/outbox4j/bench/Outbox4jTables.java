@@ -35,7 +35,8 @@ final class Outbox4jTables {
         "DROP TABLE IF EXISTS " + prefix + "outbox, " + prefix + "outbox_key, " + prefix + "outbox_claim, " + prefix
             + "outbox_destination_pause, " + prefix + "operator_audit, " + prefix + "schema_version CASCADE",
         "DROP FUNCTION IF EXISTS " + prefix + "outbox_assign_key_seq() CASCADE",
-        "DROP FUNCTION IF EXISTS " + prefix + "outbox_claim_last_seq(bigint[]) CASCADE");
+        "DROP FUNCTION IF EXISTS " + prefix + "outbox_claim_last_seq(bigint[]) CASCADE",
+        "DROP FUNCTION IF EXISTS " + prefix + "outbox_notify() CASCADE");
     store(pool, Retention.deleteOnDelivery()).migrate();
     int fillfactor = database.options().outboxFillfactor();
     if (fillfactor != 0) {

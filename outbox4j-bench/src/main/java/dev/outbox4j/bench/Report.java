@@ -150,6 +150,18 @@ final class Report {
       targets.add(new Target("latency commit → transport, p99, " + wakeUp + " wake-up", id, id, Metric.P99, false,
           50));
     }
+    targets.add(new Target("latency commit → transport, p50, plain SQL inserts woken by the notify trigger",
+        "latency-outbox4j-trigger", "latency-outbox4j-trigger", Metric.P50, false, 10));
+    targets.add(new Target("latency commit → transport, p99, plain SQL inserts woken by the notify trigger",
+        "latency-outbox4j-trigger", "latency-outbox4j-trigger", Metric.P99, false, 50));
+    for (int writers : new int[] {1, 4}) {
+      String with = BenchMain.plainSqlWriteId(writers, true);
+      String without = BenchMain.plainSqlWriteId(writers, false);
+      targets.add(new Target("notify trigger, " + writers + " writer(s): CPU per transaction, with / without", with,
+          without, Metric.CPU, false, Double.NaN));
+      targets.add(new Target("notify trigger, " + writers + " writer(s): time per transaction, with / without", with,
+          without, Metric.TIME, false, Double.NaN));
+    }
     for (dev.outbox4j.jdbc.ClaimStrategy claims : dev.outbox4j.jdbc.ClaimStrategy.values()) {
       String claim = "claim-outbox4j" + ClaimNames.idSuffix(claims);
       targets.add(new Target("claim cost growth: outbox4j claim" + ClaimNames.titleSuffix(claims)

@@ -20,6 +20,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -50,6 +52,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe.
  */
 public final class TlsSettings {
+  private static final Pattern PEM_BEGIN = Pattern.compile("-----BEGIN ((?:RSA |EC |DSA |ENCRYPTED |OPENSSH )?)PRIVATE KEY-----");
+
   private static final String PEM_MARK = "-----BEGIN ";
 
   private final @Nullable Path trustStore;
@@ -192,7 +196,7 @@ public final class TlsSettings {
       password = new char[0];
       store = KeyStore.getInstance("PKCS12");
       loadEmpty(store);
-      List<Certificate> chain = readCertificates(certificate, "client certificate");
+      List<Certificate> chain = readCertificates(certificate, "certificate");
       store.setKeyEntry("client", readPrivateKey(key), password, chain.toArray(Certificate[]::new));
     } else {
       return null;
@@ -274,13 +278,21 @@ public final class TlsSettings {
   }
 
   private static PrivateKey readPrivateKey(Path file) {
-    String text = new String(read(file, "client key"), StandardCharsets.US_ASCII);
+    String text;
+    try {
+      text = new String(Files.readAllBytes(file), StandardCharsets.US_ASCII);
+    } catch (IOException e) {
+      throw new KeyFileException("private key " + file + " cannot be read: " + e, e);
+    }
     String begin = "-----BEGIN PRIVATE KEY-----";
     int start = text.indexOf(begin);
     int end = text.indexOf("-----END PRIVATE KEY-----");
     if (start < 0 || end < start) {
-      throw new IllegalArgumentException("client key " + file + " must be an unencrypted PKCS#8 PEM key"
-          + " (-----BEGIN PRIVATE KEY-----); convert one with: openssl pkcs8 -topk8 -nocrypt -in <key> -out <new>");
+      Matcher other = PEM_BEGIN.matcher(text);
+      String found = other.find() ? "; it holds a " + other.group() + " block" : "; it holds no PEM private key";
+      throw new KeyFileException("private key " + file + " must be an unencrypted PKCS#8 PEM key"
+          + " (-----BEGIN PRIVATE KEY-----)" + found + "; convert it with: openssl pkcs8 -topk8 -nocrypt -in "
+          + file + " -out <new file>", null);
     }
     byte[] der = Base64.getMimeDecoder().decode(text.substring(start + begin.length(), end));
     for (String algorithm : List.of("RSA", "EC", "Ed25519", "EdDSA")) {
@@ -290,7 +302,19 @@ public final class TlsSettings {
         // try the next algorithm
       }
     }
-    throw new IllegalArgumentException("client key " + file + " is not an RSA, EC or Ed25519 PKCS#8 key");
+    throw new KeyFileException("private key " + file + " is not an RSA, EC or Ed25519 PKCS#8 key", null);
+  }
+
+  /**
+   * The private key file of a PEM certificate and key pair cannot be used: so a caller can name the setting of the
+   * key rather than of the certificate.
+   */
+  public static final class KeyFileException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    KeyFileException(String message, @Nullable Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private static byte[] read(Path file, String what) {

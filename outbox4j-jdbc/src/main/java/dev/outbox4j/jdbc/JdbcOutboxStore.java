@@ -116,6 +116,47 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   /**
+   * PostgreSQL only, opt-in: installs a statement-level trigger on the outbox table that notifies the wake-up channel
+   * ({@code <prefix>outbox}) at the commit of every transaction that inserted rows, whoever wrote them (another
+   * application's plain SQL included), so a relay listening with {@link PostgresWakeUpListener} hears them at once.
+   * Idempotent; needs the right to create functions and triggers on the outbox table. Writers pay the notification
+   * queue's lock at commit (docs/schema.md, "PostgreSQL wake-up").
+   *
+   * @throws UnsupportedOperationException on a database other than PostgreSQL
+   * @throws OutboxException if the statements fail
+   */
+  public void installNotifyTrigger() {
+    notifyTrigger().install();
+  }
+
+  /**
+   * Removes what {@link #installNotifyTrigger()} installed; does nothing when it is not there.
+   *
+   * @throws UnsupportedOperationException on a database other than PostgreSQL
+   * @throws OutboxException if the statements fail
+   */
+  public void removeNotifyTrigger() {
+    notifyTrigger().remove();
+  }
+
+  /**
+   * @return whether the outbox table has the notify trigger of {@link #installNotifyTrigger()}
+   * @throws UnsupportedOperationException on a database other than PostgreSQL
+   */
+  public boolean hasNotifyTrigger() {
+    return notifyTrigger().installed();
+  }
+
+  private PostgresNotifyTrigger notifyTrigger() {
+    JdbcDialect dialect = dialect();
+    if (!(dialect instanceof PostgresDialect)) {
+      throw new UnsupportedOperationException("the notify trigger needs PostgreSQL (LISTEN/NOTIFY); this database's "
+          + "dialect is " + dialect.getClass().getSimpleName() + ": relays there wake up by their poll");
+    }
+    return new PostgresNotifyTrigger(claims.dataSource, claims.names);
+  }
+
+  /**
    * @return the write side over the same tables, dialect, clock and limits; LISTEN/NOTIFY wake-up off (see
    *     {@link JdbcOutbox.Builder#withWakeUpNotify})
    */

@@ -61,9 +61,10 @@ enum TestDatabase {
 
   /** @return the shared pool of this prefix, its schema dropped and migrated afresh on first use in this JVM */
   DataSource pool(String prefix) {
-    return POOLS.computeIfAbsent(prefix, p -> {
-      HikariDataSource pool = newPool(p, 10);
-      dropAndMigrate(pool, TableNames.withPrefix(p));
+    // keyed by database too: the same prefix on two databases is two pools
+    return POOLS.computeIfAbsent(name() + "/" + prefix, key -> {
+      HikariDataSource pool = newPool(prefix, 10);
+      dropAndMigrate(pool, TableNames.withPrefix(prefix));
       return pool;
     });
   }

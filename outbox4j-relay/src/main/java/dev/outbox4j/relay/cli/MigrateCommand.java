@@ -7,7 +7,8 @@ import picocli.CommandLine.Mixin;
 
 /** {@code migrate}: applies the outbox's SQL migrations, idempotently. */
 @Command(name = "migrate", mixinStandardHelpOptions = true,
-    description = "Create or update the outbox tables (the files under db/outbox4j/<database>/), idempotently.")
+    description = "Create or update the outbox tables (the files under db/outbox4j/<database>/), idempotently;"
+        + " with database.notify-trigger, also install PostgreSQL's notify trigger.")
 final class MigrateCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -26,6 +27,11 @@ final class MigrateCommand implements Callable<Integer> {
           ? "the outbox tables in " + config.database().displayUrl() + " are up to date"
           : "applied " + applied + " migration" + (applied == 1 ? "" : "s") + " to "
               + config.database().displayUrl() + " (prefix " + config.database().tablePrefix() + ")");
+      if (config.database().notifyTrigger()) {
+        access.store().installNotifyTrigger();
+        context.out().println("installed the notify trigger on " + access.store().tableNames().qualified("outbox")
+            + " (database.notify-trigger)");
+      }
       context.out().flush();
       return ExitCodes.OK;
     }

@@ -50,7 +50,10 @@ final class RunCommand implements Callable<Integer> {
     context.out().println("outbox4j relay running on " + relayConfig.database().displayUrl() + " (prefix "
         + relayConfig.database().tablePrefix() + "), destinations " + relayConfig.destinations());
     if (!runtime.baseUrl().isEmpty()) {
-      context.out().println("  dashboard  " + runtime.baseUrl() + "/");
+      // The token rides in the fragment: the browser keeps it and never sends it in a request line or a log.
+      context.out().println("  dashboard  " + runtime.baseUrl() + "/#token="
+          + (runtime.adminToken().generated() ? runtime.adminToken().value()
+              : "<server.admin-token>   (the link with your admin token after #token= may act; without it, read only)"));
       context.out().println("  metrics    " + runtime.baseUrl() + "/metrics");
       context.out().println("  health     " + runtime.baseUrl() + "/health/ready");
       if (runtime.adminToken().generated()) {

@@ -61,6 +61,7 @@ public final class ConfigReader {
     keys.put("database.keep-delivered", "");
     keys.put("database.claims", "default");
     keys.put("database.startup-wait", "60s");
+    keys.put("database.notify-trigger", "false");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -215,7 +216,8 @@ public final class ConfigReader {
           optional("database.keep-delivered").map(text -> duration("database.keep-delivered")).orElse(null),
           claims(),
           family("database.properties."),
-          durationOrZero("database.startup-wait"));
+          durationOrZero("database.startup-wait"),
+          bool("database.notify-trigger"));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),
@@ -302,6 +304,8 @@ public final class ConfigReader {
         TlsSettings tls = builder.build();
         tls.serverContext();
         return tls;
+      } catch (TlsSettings.KeyFileException e) {
+        throw new ConfigException("server.tls.key", "cannot be used: " + e.getMessage(), origin("server.tls.key"));
       } catch (IllegalArgumentException e) {
         throw new ConfigException(blamed, "cannot be used: " + e.getMessage(), origin(blamed));
       }

@@ -72,10 +72,12 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param claims how the store holds the relay's claims, or {@code null} for the database's default
    * @param driverProperties properties passed to the JDBC driver
    * @param startupWait how long {@code run} waits, at start, for a database it cannot reach yet (zero: not at all)
+   * @param notifyTrigger whether {@code run} and {@code migrate} install the PostgreSQL trigger that notifies the
+   *     relay of every insert, whoever wrote it
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
       String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims,
-      Map<String, String> driverProperties, Duration startupWait) {
+      Map<String, String> driverProperties, Duration startupWait, boolean notifyTrigger) {
     /** {@code database.startup-wait} unless set. */
     public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(60);
 
@@ -103,7 +105,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
         String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
       this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of(),
-          DEFAULT_STARTUP_WAIT);
+          DEFAULT_STARTUP_WAIT, false);
     }
 
     /**
@@ -112,7 +114,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
      */
     public Database withPoolSize(int size) {
       return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims,
-          driverProperties, startupWait);
+          driverProperties, startupWait, notifyTrigger);
     }
 
     /** @return the URL without user information or parameters, safe to print */

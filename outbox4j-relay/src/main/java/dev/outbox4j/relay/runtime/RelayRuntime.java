@@ -82,8 +82,19 @@ public final class RelayRuntime implements AutoCloseable {
         throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
             + store.dialect().name(), config.source());
       }
+      if (config.database().notifyTrigger() && !(store.dialect() instanceof PostgresDialect)) {
+        throw new ConfigException("database.notify-trigger", "needs PostgreSQL; this database is "
+            + store.dialect().name(), config.source());
+      }
       if (config.database().migrate()) {
         store.migrate();
+      }
+      if (config.database().notifyTrigger()) {
+        store.installNotifyTrigger();
+        if (!config.relay().listenNotify()) {
+          System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "database.notify-trigger is"
+              + " on but relay.listen-notify is off: the trigger notifies, and this relay does not listen");
+        }
       }
       logDoctorFindings(config, pool, clock);
       RoutingTransport transport = RelayAssembly.transport(config);

@@ -143,4 +143,19 @@ class RelaySecurityTest {
     return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
+
+  @Test
+  void a_traditional_rsa_key_for_the_server_is_refused_naming_server_tls_key_and_the_conversion() throws Exception {
+    TestCertificates certificates = TestCertificates.createIn(dir.resolve("certs"));
+    String pkcs8 = Files.readString(certificates.file("server-key.pem"));
+    Path traditional = Files.writeString(dir.resolve("server-rsa.pem"), pkcs8
+        .replace("BEGIN PRIVATE KEY", "BEGIN RSA PRIVATE KEY").replace("END PRIVATE KEY", "END RSA PRIVATE KEY"));
+    Path file = Files.writeString(dir.resolve("tls.yaml"), "database:\n  url: jdbc:h2:mem:x\nserver:\n  tls:\n"
+        + "    certificate: " + certificates.file("server.pem") + "\n    key: " + traditional + "\n");
+    assertThatThrownBy(() -> ConfigReader.read(file, List.of(), Map.of()))
+        .hasMessageContaining("server.tls.key").hasMessageNotContaining("server.tls.certificate")
+        .hasMessageNotContaining("client key")
+        .hasMessageContaining("-----BEGIN RSA PRIVATE KEY-----")
+        .hasMessageContaining("openssl pkcs8 -topk8 -nocrypt -in " + traditional);
+  }
 }

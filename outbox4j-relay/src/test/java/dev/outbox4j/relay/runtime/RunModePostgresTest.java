@@ -92,4 +92,58 @@ class RunModePostgresTest {
       assertThat(webhook.traceparents()).hasSize(KEYS * PER_KEY).containsOnly(PlainSqlRows.TRACEPARENT);
     }
   }
+
+  @Test
+  void with_the_notify_trigger_a_plain_sql_row_without_notify_wakes_a_relay_that_polls_every_ten_minutes()
+      throws Exception {
+    String url = RunDatabases.postgresUrl();
+    try (RecordingWebhook webhook = new RecordingWebhook(Duration.ZERO)) {
+      Path file = dir.resolve("relay-trigger.yaml");
+      Files.writeString(file, String.join("\n",
+          "database:",
+          "  url: '" + url + "'",
+          "  table-prefix: trig_",
+          "  notify-trigger: true",
+          "relay:",
+          "  listen-notify: true",
+          "  poll-min: 10m",
+          "  poll-max: 10m",
+          "server:",
+          "  port: 0",
+          "transports:",
+          "  webhooks:",
+          "    type: http",
+          "    endpoint:",
+          "      orders: " + webhook.url("/orders"),
+          "destinations:",
+          "  orders: webhooks",
+          ""));
+      assertThat(dev.outbox4j.relay.cli.CliRunner.output("migrate", "--config", file.toString()))
+          .contains("installed the notify trigger on trig_outbox");
+      PlainSqlRows.insert(url, "trig_outbox", "orders", KEYS, 1, 0, false);
+      try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
+        // The rows written before the start are delivered by the relay's first passes; then it listens, and its
+        // next poll is ten minutes away: only a notification can make it deliver rows written after that, and these
+        // carry no NOTIFY of their own. (With notify-trigger off this test waits out its 60 s and fails.)
+        await().atMost(Duration.ofSeconds(60)).until(() -> runtime.deliveredCount() >= KEYS
+            && listening(url, "trig_outbox"));
+        PlainSqlRows.insert(url, "trig_outbox", "orders", KEYS, 1, 1, false);
+        await().atMost(Duration.ofSeconds(60)).until(() -> runtime.deliveredCount() >= 2L * KEYS);
+      }
+      PlainSqlRows.assertKeyOrder(webhook.received(), KEYS, 2);
+    }
+  }
+
+  /** @return whether some session's last statement was the LISTEN on {@code channel} (the wake-up listener's) */
+  private static boolean listening(String url, String channel) throws java.sql.SQLException {
+    try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url);
+        java.sql.PreparedStatement statement = connection.prepareStatement(
+            "SELECT count(*) FROM pg_stat_activity WHERE query = ?")) {
+      statement.setString(1, "LISTEN \"" + channel + "\"");
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        return rows.getLong(1) > 0;
+      }
+    }
+  }
 }

@@ -64,7 +64,10 @@ class SigtermTest {
         Duration stopping = Duration.between(signalled, Instant.now());
         assertThat(stopping).as("time from SIGTERM to exit").isLessThan(GRACE.plusSeconds(3));
         assertThat(relay.exitValue()).isEqualTo(143);
-        assertThat(Files.readString(log, StandardCharsets.UTF_8)).contains("stopping (grace 4s)", "stopped");
+        String printed = Files.readString(log, StandardCharsets.UTF_8);
+        assertThat(printed).contains("stopping (grace 4s)", "stopped");
+        assertThat(printed).as("the dashboard link carries the generated admin token")
+            .containsPattern("dashboard  http://127\\.0\\.0\\.1:\\d+/#token=[0-9a-f]{32}\\R");
       } finally {
         relay.destroyForcibly();
       }
