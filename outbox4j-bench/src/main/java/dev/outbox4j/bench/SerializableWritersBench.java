@@ -6,6 +6,7 @@ import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.KeyNumbering;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -32,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="serializable-writers --writers 8 --seconds 10"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="serializable-writers --numbering insert"
  * </pre>
  * It creates a database of its own ({@code o4j_<epoch>_<pid>_bench}) and drops it at the end.
  */
@@ -41,16 +43,19 @@ public final class SerializableWritersBench {
 
   private SerializableWritersBench() {}
 
-  /** @param args {@code --writers N} (default 8), {@code --seconds N} per variant (default 10) */
+  /**
+   * @param args {@code --writers N} (default 8), {@code --seconds N} per variant (default 10), {@code --numbering
+   *     commit|insert} (when keys are numbered, default commit: {@link JdbcOutboxStore#useKeyNumbering})
+   */
   public static void main(String[] args) throws Exception {
     int writers = 8;
     int seconds = 10;
-    String experiment = "";
+    KeyNumbering numbering = KeyNumbering.AT_COMMIT;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--writers" -> writers = Integer.parseInt(args[i + 1]);
         case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
-        case "--experiment" -> experiment = args[i + 1];
+        case "--numbering" -> numbering = KeyNumbering.fromConfigName(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -66,20 +71,12 @@ public final class SerializableWritersBench {
     try (HikariDataSource pool = new HikariDataSource(config)) {
       JdbcOutboxStore store = JdbcOutboxStore.builder(pool).withTablePrefix(PREFIX).build();
       store.migrate();
+      store.useKeyNumbering(numbering);
       try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
         s.execute("CREATE TABLE bench_order (id bigserial PRIMARY KEY, account int NOT NULL, amount int NOT NULL)");
-        if (experiment.equals("lock-only")) {
-          // Not a usable schema: the commit-time numbering keeps the key's lock and the number but writes nothing
-          // back, to see which of its two statements the serialization failures come from.
-          s.execute("CREATE OR REPLACE FUNCTION " + PREFIX + "outbox_assign_key_seq() RETURNS trigger LANGUAGE plpgsql"
-              + " AS $$ BEGIN PERFORM 1 FROM " + PREFIX + "outbox_key k WHERE k.ordering_key = NEW.ordering_key"
-              + " FOR UPDATE; IF NOT FOUND THEN INSERT INTO " + PREFIX + "outbox_key (ordering_key)"
-              + " VALUES (NEW.ordering_key) ON CONFLICT (ordering_key) DO NOTHING; END IF;"
-              + " PERFORM nextval('" + PREFIX + "outbox_seq'); RETURN NULL; END $$");
-        }
       }
-      System.out.printf("serializable writers: %d writers, %d s per variant, %d accounts, a relay draining%s%n",
-          writers, seconds, ACCOUNTS, experiment.isEmpty() ? "" : ", experiment " + experiment);
+      System.out.printf("serializable writers: %d writers, %d s per variant, %d accounts, keys numbered at %s, a relay"
+          + " draining%n", writers, seconds, ACCOUNTS, numbering.configName());
       System.out.println("| variant | transactions | failed with 40001 | failure rate |");
       System.out.println("| --- | --- | --- | --- |");
       for (String variant : List.of("none", "unkeyed", "keyed", "none", "unkeyed", "keyed")) {

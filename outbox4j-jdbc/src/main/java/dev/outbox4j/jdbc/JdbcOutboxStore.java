@@ -148,12 +148,47 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   }
 
   private PostgresNotifyTrigger notifyTrigger() {
+    postgresOnly("the notify trigger (LISTEN/NOTIFY)", "relays there wake up by their poll");
+    return new PostgresNotifyTrigger(claims.dataSource, claims.names);
+  }
+
+  private void postgresOnly(String what, String elsewhere) {
     JdbcDialect dialect = dialect();
     if (!(dialect instanceof PostgresDialect)) {
-      throw new UnsupportedOperationException("the notify trigger needs PostgreSQL (LISTEN/NOTIFY); this database's "
-          + "dialect is " + dialect.getClass().getSimpleName() + ": relays there wake up by their poll");
+      throw new UnsupportedOperationException(what + " needs PostgreSQL; this database's dialect is "
+          + dialect.getClass().getSimpleName() + ": " + elsewhere);
     }
-    return new PostgresNotifyTrigger(claims.dataSource, claims.names);
+  }
+
+  /**
+   * Has PostgreSQL number keyed entries at insert or at commit (the default), for writers of every language. Numbering
+   * at insert is for writers that run at SERIALIZABLE: the default's commit-time write-back makes PostgreSQL refuse
+   * many of their keyed commits with {@code 40001}; at insert a key's writers wait for each other from the insert to
+   * the end of the transaction instead of only while committing. Key order is commit order either way, and the relays
+   * need no change: switching is safe while they and the writers run (it waits for open writers to end). Idempotent;
+   * needs the right to create functions and triggers on the outbox table. See docs/schema.md, "Writers at
+   * SERIALIZABLE".
+   *
+   * @param numbering when keyed entries are numbered
+   * @throws UnsupportedOperationException on a database other than PostgreSQL (the MariaDB/MySQL and H2 schemas always
+   *     number at insert)
+   * @throws OutboxException if the statements fail
+   */
+  public void useKeyNumbering(KeyNumbering numbering) {
+    keyNumbering().use(Objects.requireNonNull(numbering, "numbering"));
+  }
+
+  /**
+   * @return when the outbox table's trigger numbers keyed entries now
+   * @throws UnsupportedOperationException on a database other than PostgreSQL
+   */
+  public KeyNumbering keyNumberingInUse() {
+    return keyNumbering().current();
+  }
+
+  private PostgresKeyNumbering keyNumbering() {
+    postgresOnly("choosing when keys are numbered", "their schema numbers keys at insert");
+    return new PostgresKeyNumbering(claims.dataSource, claims.names);
   }
 
   /**

@@ -1,14 +1,8 @@
 package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxException;
-import dev.outbox4j.jdbc.internal.UnnamedStatements;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -69,15 +63,8 @@ final class PostgresNotifyTrigger {
 
   /** @return whether the outbox table has the trigger */
   boolean installed() {
-    String sql = "SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname = ? AND NOT tgisinternal";
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement statement = UnnamedStatements.unnamed(connection.prepareStatement(sql))) {
-      statement.setString(1, names.qualified("outbox"));
-      statement.setString(2, trigger().toLowerCase(Locale.ROOT));
-      try (ResultSet rows = statement.executeQuery()) {
-        rows.next();
-        return rows.getLong(1) > 0;
-      }
+    try {
+      return PostgresTriggers.type(dataSource, names.qualified("outbox"), trigger()).isPresent();
     } catch (SQLException e) {
       throw new OutboxException("could not read the triggers of " + names.qualified("outbox") + ": " + e.getMessage(),
           e);
@@ -93,20 +80,8 @@ final class PostgresNotifyTrigger {
   }
 
   private void run(List<String> statements, String what) {
-    try (Connection connection = dataSource.getConnection()) {
-      boolean autoCommit = connection.getAutoCommit();
-      connection.setAutoCommit(false);
-      try (Statement statement = connection.createStatement()) {
-        for (String sql : statements) {
-          statement.execute(sql);
-        }
-        connection.commit();
-      } catch (SQLException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(autoCommit);
-      }
+    try {
+      PostgresTriggers.inOneTransaction(dataSource, statements);
     } catch (SQLException e) {
       throw new OutboxException("could not " + what + " the notify trigger on " + names.qualified("outbox") + ": "
           + e.getMessage(), e);

@@ -32,13 +32,18 @@ class PostgresScenariosTest extends JdbcOutboxScenarios {
 
   @Override
   protected void killSessions(HikariDataSource pool) throws SQLException {
+    killSessions(pool, pool());
+  }
+
+  /** Ends the server session of the pool's connection (a pool of one) from an admin connection of another pool. */
+  static void killSessions(HikariDataSource pool, DataSource admins) throws SQLException {
     int pid;
     try (Connection c = pool.getConnection(); Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
       r.next();
       pid = r.getInt(1);
     }
-    try (Connection admin = pool().getConnection(); Statement s = admin.createStatement()) {
+    try (Connection admin = admins.getConnection(); Statement s = admin.createStatement()) {
       s.execute("SELECT pg_terminate_backend(" + pid + ")");
     }
   }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.spring.actuate.OutboxEndpoint;
 import dev.outbox4j.spring.app.OrderNoted;
@@ -30,7 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * transaction, through {@link TransactionalOutbox} and through {@code ApplicationEventPublisher}.
  */
 @SpringBootTest(classes = OrdersTestApplication.class,
-    properties = {"outbox4j.tables.prefix=sbt_", "outbox4j.relay.max-poll=200ms",
+    properties = {"outbox4j.tables.prefix=sbt_", "outbox4j.relay.max-poll=200ms", "outbox4j.key-numbering=at-insert",
         "management.endpoints.web.exposure.include=health,outbox4j"})
 class SpringBootPostgresTest {
   @Autowired
@@ -47,6 +49,8 @@ class SpringBootPostgresTest {
   MeterRegistry meters;
   @Autowired
   WakeUpListenerLifecycle wakeUpListener;
+  @Autowired
+  JdbcOutboxStore store;
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
@@ -68,6 +72,11 @@ class SpringBootPostgresTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN \"sbt_outbox\"'",
         Long.class) >= 1);
+  }
+
+  @Test
+  void keys_are_numbered_as_outbox4j_key_numbering_says() {
+    assertThat(store.keyNumberingInUse()).isEqualTo(KeyNumbering.AT_INSERT);
   }
 
   @Test

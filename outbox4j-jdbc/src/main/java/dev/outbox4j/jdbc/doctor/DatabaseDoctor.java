@@ -65,7 +65,7 @@ public final class DatabaseDoctor {
       throw new OutboxException("cannot connect to the database: " + e.getMessage(), e);
     }
     List<Finding> findings = new ArrayList<>();
-    findings.addAll(guarded("isolation", () -> List.of(this.<Finding>withConnection(dialect::isolation))));
+    findings.addAll(guarded("isolation", () -> List.of(this.<Finding>withConnection(c -> dialect.isolation(c, exam)))));
     findings.addAll(guarded("commit-durability", () -> withConnection(dialect::durability)));
     findings.addAll(guarded("pooler", () -> PoolerCheck.run(exam, dialect)));
     findings.addAll(guarded("sequence-cache",

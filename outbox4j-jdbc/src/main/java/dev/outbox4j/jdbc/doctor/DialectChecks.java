@@ -13,7 +13,7 @@ import java.util.OptionalInt;
 /** The checks and readings that differ per database; one class per database, as the store's dialects are. */
 interface DialectChecks {
   /** @return the session's isolation as the relay's connections get it, and where it comes from */
-  Finding isolation(Connection connection) throws SQLException;
+  Finding isolation(Connection connection, Examination exam) throws SQLException;
 
   /** @return what a commit survives: a crash of the database process, of its host */
   List<Finding> durability(Connection connection) throws SQLException;

@@ -12,7 +12,7 @@ import java.util.OptionalInt;
 final class H2Checks implements DialectChecks {
 
   @Override
-  public Finding isolation(Connection connection) throws SQLException {
+  public Finding isolation(Connection connection, Examination exam) throws SQLException {
     int level = connection.getTransactionIsolation();
     String name = switch (level) {
       case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";

@@ -30,7 +30,7 @@ final class MariaDbChecks implements DialectChecks {
   }
 
   @Override
-  public Finding isolation(Connection connection) throws SQLException {
+  public Finding isolation(Connection connection, Examination exam) throws SQLException {
     String[] levels;
     try {
       levels = read(connection, "SELECT @@session.transaction_isolation, @@global.transaction_isolation");

@@ -1,5 +1,6 @@
 package dev.outbox4j.jdbc.doctor;
 
+import dev.outbox4j.jdbc.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -58,16 +59,39 @@ final class PostgresChecks implements DialectChecks {
   }
 
   @Override
-  public Finding isolation(Connection connection) throws SQLException {
+  public Finding isolation(Connection connection, Examination exam) throws SQLException {
     Setting isolation = setting(connection, "default_transaction_isolation");
     String shown = "default_transaction_isolation = '" + isolation.value() + "' (from " + isolation.source() + ")";
     if (isolation.value().equals("read committed")) {
       return Finding.ok("isolation", shown);
     }
-    return Finding.info("isolation", shown + ": handled by the store, which runs each claim at READ COMMITTED"
-        + " itself (a completion is one statement, right at any level); the application's writers run at '" + isolation.value() + "'"
-        + (isolation.value().equals("serializable") ? " and must retry a commit refused with SQLSTATE 40001" : ""),
-        where(connection, "default_transaction_isolation", isolation, "'read committed'"));
+    String handled = shown + ": handled by the store, which runs each claim at READ COMMITTED itself (a completion is"
+        + " one statement, right at any level); the application's writers run at '" + isolation.value() + "'";
+    String fix = where(connection, "default_transaction_isolation", isolation, "'read committed'");
+    if (!isolation.value().equals("serializable")) {
+      return Finding.info("isolation", handled, fix);
+    }
+    if (keysNumberedAtInsert(connection, exam.names())) {
+      return Finding.info("isolation", handled + " and must retry a commit refused with SQLSTATE 40001; keys are"
+          + " numbered at insert, which adds no such refusal but the first write of a new key's", fix);
+    }
+    return Finding.slow("isolation", handled + " and must retry a commit refused with SQLSTATE 40001; keys are"
+        + " numbered at commit, whose write-back has PostgreSQL refuse many keyed writers' commits (40-80 % under"
+        + " contention, docs/schema.md \"Writers under SERIALIZABLE\")", "database.key-numbering: insert (the"
+        + " starter's outbox4j.key-numbering=at-insert, JdbcOutboxStore.useKeyNumbering(KeyNumbering.AT_INSERT)), or "
+        + fix);
+  }
+
+  /** @return whether the outbox's key numbering trigger runs before the insert (not the schema's default) */
+  private static boolean keysNumberedAtInsert(Connection connection, TableNames names) throws SQLException {
+    try (PreparedStatement read = connection.prepareStatement("SELECT tgtype & 2 FROM pg_trigger WHERE tgrelid ="
+        + " to_regclass(?) AND tgname = ? AND NOT tgisinternal")) {
+      read.setString(1, names.qualified("outbox"));
+      read.setString(2, names.unqualified("tg_outbox_key_seq").toLowerCase(java.util.Locale.ROOT));
+      try (ResultSet row = read.executeQuery()) {
+        return row.next() && row.getInt(1) != 0;
+      }
+    }
   }
 
   @Override

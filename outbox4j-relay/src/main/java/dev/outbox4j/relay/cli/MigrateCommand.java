@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.relay.config.RelayConfig;
+import dev.outbox4j.relay.config.RelayAssembly;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Mixin;
 /** {@code migrate}: applies the outbox's SQL migrations, idempotently. */
 @Command(name = "migrate", mixinStandardHelpOptions = true,
     description = "Create or update the outbox tables (the files under db/outbox4j/<database>/), idempotently;"
-        + " with database.notify-trigger, also install PostgreSQL's notify trigger.")
+        + " with database.notify-trigger or database.key-numbering, also install PostgreSQL's triggers.")
 final class MigrateCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -27,11 +28,8 @@ final class MigrateCommand implements Callable<Integer> {
           ? "the outbox tables in " + config.database().displayUrl() + " are up to date"
           : "applied " + applied + " migration" + (applied == 1 ? "" : "s") + " to "
               + config.database().displayUrl() + " (prefix " + config.database().tablePrefix() + ")");
-      if (config.database().notifyTrigger()) {
-        access.store().installNotifyTrigger();
-        context.out().println("installed the notify trigger on " + access.store().tableNames().qualified("outbox")
-            + " (database.notify-trigger)");
-      }
+      RelayAssembly.checkPostgresOnly(config, access.store());
+      RelayAssembly.installPostgresTriggers(config, access.store()).forEach(context.out()::println);
       context.out().flush();
       return ExitCodes.OK;
     }

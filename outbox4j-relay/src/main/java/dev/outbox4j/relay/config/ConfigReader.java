@@ -2,6 +2,7 @@ package dev.outbox4j.relay.config;
 
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +63,7 @@ public final class ConfigReader {
     keys.put("database.claims", "default");
     keys.put("database.startup-wait", "60s");
     keys.put("database.notify-trigger", "false");
+    keys.put("database.key-numbering", "");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -217,7 +219,9 @@ public final class ConfigReader {
           claims(),
           family("database.properties."),
           durationOrZero("database.startup-wait"),
-          bool("database.notify-trigger"));
+          bool("database.notify-trigger"),
+          optional("database.key-numbering").map(text -> KeyNumbering.fromConfigName(
+              choice("database.key-numbering", List.of("commit", "insert")))).orElse(null));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),

@@ -8,6 +8,8 @@ import dev.outbox4j.RelayListener;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.http.HttpTransport;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.KeyNumbering;
+import dev.outbox4j.jdbc.PostgresDialect;
 import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.nats.NatsTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
@@ -144,6 +146,45 @@ public final class RelayAssembly {
       builder.withClaimStrategy(database.claims());
     }
     return builder.build();
+  }
+
+  /**
+   * Refuses the PostgreSQL-only settings ({@code relay.listen-notify}, {@code database.notify-trigger},
+   * {@code database.key-numbering}) on another database, naming the key.
+   *
+   * @throws ConfigException for the first such setting that is on
+   */
+  public static void checkPostgresOnly(RelayConfig config, JdbcOutboxStore store) {
+    if (store.dialect() instanceof PostgresDialect) {
+      return;
+    }
+    String key = config.relay().listenNotify() ? "relay.listen-notify"
+        : config.database().notifyTrigger() ? "database.notify-trigger"
+        : config.database().keyNumbering() != null ? "database.key-numbering" : null;
+    if (key != null) {
+      throw new ConfigException(key, "needs PostgreSQL; this database is " + store.dialect().name(), config.source());
+    }
+  }
+
+  /**
+   * Installs what {@code database.notify-trigger} and {@code database.key-numbering} ask for (idempotent); run after
+   * the migrations and {@link #checkPostgresOnly}.
+   *
+   * @return one line per setting applied, saying what it did
+   */
+  public static List<String> installPostgresTriggers(RelayConfig config, JdbcOutboxStore store) {
+    List<String> done = new ArrayList<>();
+    String outbox = store.tableNames().qualified("outbox");
+    if (config.database().notifyTrigger()) {
+      store.installNotifyTrigger();
+      done.add("installed the notify trigger on " + outbox + " (database.notify-trigger)");
+    }
+    KeyNumbering numbering = config.database().keyNumbering();
+    if (numbering != null) {
+      store.useKeyNumbering(numbering);
+      done.add(outbox + " numbers keyed entries at " + numbering.configName() + " (database.key-numbering)");
+    }
+    return done;
   }
 
   /**

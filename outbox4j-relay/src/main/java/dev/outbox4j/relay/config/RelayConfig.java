@@ -2,6 +2,7 @@ package dev.outbox4j.relay.config;
 
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.spi.TlsSettings;
 import java.time.Duration;
 import java.util.List;
@@ -74,10 +75,13 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param startupWait how long {@code run} waits, at start, for a database it cannot reach yet (zero: not at all)
    * @param notifyTrigger whether {@code run} and {@code migrate} install the PostgreSQL trigger that notifies the
    *     relay of every insert, whoever wrote it
+   * @param keyNumbering when {@code run} and {@code migrate} have PostgreSQL number keyed entries, or {@code null} to
+   *     leave the schema as it is
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
       String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims,
-      Map<String, String> driverProperties, Duration startupWait, boolean notifyTrigger) {
+      Map<String, String> driverProperties, Duration startupWait, boolean notifyTrigger,
+      @Nullable KeyNumbering keyNumbering) {
     /** {@code database.startup-wait} unless set. */
     public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(60);
 
@@ -105,7 +109,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
         String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
       this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of(),
-          DEFAULT_STARTUP_WAIT, false);
+          DEFAULT_STARTUP_WAIT, false, null);
     }
 
     /**
@@ -114,7 +118,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
      */
     public Database withPoolSize(int size) {
       return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims,
-          driverProperties, startupWait, notifyTrigger);
+          driverProperties, startupWait, notifyTrigger, keyNumbering);
     }
 
     /** @return the URL without user information or parameters, safe to print */

@@ -7,7 +7,6 @@ import dev.outbox4j.OutboxException;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
-import dev.outbox4j.jdbc.PostgresDialect;
 import dev.outbox4j.jdbc.PostgresWakeUpListener;
 import dev.outbox4j.micrometer.OutboxMetrics;
 import dev.outbox4j.relay.config.ConfigException;
@@ -78,23 +77,14 @@ public final class RelayRuntime implements AutoCloseable {
       // Closed after the relay and everything else that uses it (this deque closes last in, first out); closing it
       // releases nothing, since every claim lives in the database.
       closeables.push(store);
-      if (config.relay().listenNotify() && !(store.dialect() instanceof PostgresDialect)) {
-        throw new ConfigException("relay.listen-notify", "needs PostgreSQL; this database is "
-            + store.dialect().name(), config.source());
-      }
-      if (config.database().notifyTrigger() && !(store.dialect() instanceof PostgresDialect)) {
-        throw new ConfigException("database.notify-trigger", "needs PostgreSQL; this database is "
-            + store.dialect().name(), config.source());
-      }
+      RelayAssembly.checkPostgresOnly(config, store);
       if (config.database().migrate()) {
         store.migrate();
       }
-      if (config.database().notifyTrigger()) {
-        store.installNotifyTrigger();
-        if (!config.relay().listenNotify()) {
-          System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "database.notify-trigger is"
-              + " on but relay.listen-notify is off: the trigger notifies, and this relay does not listen");
-        }
+      RelayAssembly.installPostgresTriggers(config, store);
+      if (config.database().notifyTrigger() && !config.relay().listenNotify()) {
+        System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "database.notify-trigger is"
+            + " on but relay.listen-notify is off: the trigger notifies, and this relay does not listen");
       }
       logDoctorFindings(config, pool, clock);
       RoutingTransport transport = RelayAssembly.transport(config);

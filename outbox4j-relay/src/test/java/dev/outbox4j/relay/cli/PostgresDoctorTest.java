@@ -2,6 +2,8 @@ package dev.outbox4j.relay.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import java.io.IOException;
 import java.sql.Connection;
@@ -51,6 +53,28 @@ class PostgresDoctorTest extends DoctorContract {
     } finally {
       execute("ALTER DATABASE " + database + " RESET default_transaction_isolation");
       execute("ALTER DATABASE " + database + " RESET synchronous_commit");
+    }
+  }
+
+  @Test
+  void serializable_writers_with_keys_numbered_at_commit_are_slow_and_told_to_number_at_insert()
+      throws IOException, SQLException {
+    String database = RunDatabases.name();
+    JdbcOutboxStore store = JdbcOutboxStore.builder(pool).withTablePrefix(prefix).build();
+    execute("ALTER DATABASE " + database + " SET default_transaction_isolation = 'serializable'");
+    try {
+      CliRun run = doctor(url(), "--json");
+      assertThat(run.code()).as(run.out()).isZero();
+      var isolation = finding(run, "isolation", "SLOW");
+      assertThat(isolation.get("found").asText()).contains("'serializable' (from database)", "numbered at commit");
+      assertThat(isolation.get("fix").asText()).startsWith("database.key-numbering: insert");
+
+      store.useKeyNumbering(KeyNumbering.AT_INSERT);
+      run = doctor(url(), "--json");
+      assertThat(finding(run, "isolation", "INFO").get("found").asText()).contains("numbered at insert");
+    } finally {
+      store.useKeyNumbering(KeyNumbering.AT_COMMIT);
+      execute("ALTER DATABASE " + database + " RESET default_transaction_isolation");
     }
   }
 

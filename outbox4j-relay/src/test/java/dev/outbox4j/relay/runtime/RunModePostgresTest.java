@@ -94,7 +94,7 @@ class RunModePostgresTest {
   }
 
   @Test
-  void with_the_notify_trigger_a_plain_sql_row_without_notify_wakes_a_relay_that_polls_every_ten_minutes()
+  void with_the_notify_trigger_a_plain_sql_row_without_notify_wakes_a_relay_that_polls_every_ten_minutes_and_keys_numbered_at_insert_keep_their_order()
       throws Exception {
     String url = RunDatabases.postgresUrl();
     try (RecordingWebhook webhook = new RecordingWebhook(Duration.ZERO)) {
@@ -104,6 +104,7 @@ class RunModePostgresTest {
           "  url: '" + url + "'",
           "  table-prefix: trig_",
           "  notify-trigger: true",
+          "  key-numbering: insert",
           "relay:",
           "  listen-notify: true",
           "  poll-min: 10m",
@@ -119,7 +120,8 @@ class RunModePostgresTest {
           "  orders: webhooks",
           ""));
       assertThat(dev.outbox4j.relay.cli.CliRunner.output("migrate", "--config", file.toString()))
-          .contains("installed the notify trigger on trig_outbox");
+          .contains("installed the notify trigger on trig_outbox")
+          .contains("trig_outbox numbers keyed entries at insert (database.key-numbering)");
       PlainSqlRows.insert(url, "trig_outbox", "orders", KEYS, 1, 0, false);
       try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
         // The rows written before the start are delivered by the relay's first passes; then it listens, and its

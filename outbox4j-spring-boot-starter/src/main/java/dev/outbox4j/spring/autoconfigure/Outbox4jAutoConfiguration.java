@@ -198,7 +198,8 @@ public class Outbox4jAutoConfiguration {
       case NEVER -> false;
       case AUTO -> MIGRATION_TOOLS.stream().noneMatch(tool -> ClassUtils.isPresent(tool, getClass().getClassLoader()));
     };
-    return new Outbox4jSchemaMigration(migrate, store, inbox.getIfAvailable(), flowLedger.getIfAvailable());
+    return new Outbox4jSchemaMigration(migrate, store, inbox.getIfAvailable(), flowLedger.getIfAvailable(),
+        properties.getKeyNumbering());
   }
 
   /**

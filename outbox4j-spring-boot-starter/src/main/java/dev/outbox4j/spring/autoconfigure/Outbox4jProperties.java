@@ -5,6 +5,7 @@ import dev.outbox4j.MessageLimits;
 import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.jdbc.TableNames;
 import dev.outbox4j.spring.WithoutTransaction;
 import java.time.Duration;
@@ -59,6 +60,13 @@ public class Outbox4jProperties {
    * durable row per claimed batch), leased-rows elsewhere (a lease written into each claimed row).
    */
   private @Nullable ClaimStrategy claimStrategy;
+
+  /**
+   * PostgreSQL only: when keyed entries are numbered, at-commit (the schema's default) or at-insert (for writers that
+   * run at SERIALIZABLE: the commit-time write-back makes many of their keyed commits fail with 40001); applied at
+   * start-up after the migrations. Unset (the default) leaves the schema as it is. See docs/schema.md.
+   */
+  private @Nullable KeyNumbering keyNumbering;
 
   /** Schema-migration policy. */
   public enum Migrate {
@@ -148,6 +156,14 @@ public class Outbox4jProperties {
 
   public void setClaimStrategy(@Nullable ClaimStrategy claimStrategy) {
     this.claimStrategy = claimStrategy;
+  }
+
+  public @Nullable KeyNumbering getKeyNumbering() {
+    return keyNumbering;
+  }
+
+  public void setKeyNumbering(@Nullable KeyNumbering keyNumbering) {
+    this.keyNumbering = keyNumbering;
   }
 
   /** Names of the outbox4j tables. */
