@@ -443,8 +443,7 @@ public final class OutboxEndpoint {
 
   private static String describeGroup(OutboxEntry entry) {
     QuarantineGroups.Member member = QuarantineGroups.Member.of(entry);
-    return "group " + member.destination() + " / " + (member.groupKind() == null ? member.status().name()
-        : member.groupKind().name()) + " / " + ReasonPattern.of(member.reason());
+    return "group " + member.destination() + " / " + member.kindLabel() + " / " + ReasonPattern.of(member.reason());
   }
 
   // ------------------------------------------------------------------------------------------------------ helpers
