@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  * @param failedProbes probes that failed since the pause began; 0 for an operator's pause
  * @param nextSendAt when the relay next sends entries of it, never in the past when read: its next probe while that
  *     is ahead; once the probe is due with nothing sent, when the first of the entries the relay holds back comes back
- *     (entries written meanwhile go sooner, with the next pass). {@code null} while a probe is under way, when the probe
- *     is due and the relay holds back nothing of it (it goes with the next entry written), and for an operator's pause
- *     (sent once resumed)
+ *     (entries written meanwhile go sooner, with the next pass). {@code null} while a probe is under way, when the
+ *     probe is due and the relay holds back nothing of it (it goes with the next entry written), and for an operator's
+ *     pause (sent once resumed)
  * @param probing whether a probe of it was sent and its answers are awaited; always {@code false} for an operator's
  *     pause
  */

@@ -66,7 +66,10 @@ public record QuarantineGroups(List<QuarantineGroup> groups, long total, int gro
       return status == EntryStatus.PARKED ? null : kind;
     }
 
-    /** @return what a person reads as its kind: {@code PARKED}, or its quarantine kind ({@link QuarantineGroup#kindLabel}) */
+    /**
+     * @return what a person reads as its kind: {@code PARKED}, or its quarantine kind
+     *     ({@link QuarantineGroup#kindLabel})
+     */
     public String kindLabel() {
       return QuarantineGroup.kindLabel(status, kind);
     }

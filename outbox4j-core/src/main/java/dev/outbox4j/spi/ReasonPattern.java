@@ -37,11 +37,12 @@ public final class ReasonPattern {
   private static final String UNIT = "(?:ns|nanos(?:econds?)?|us|µs|micros(?:econds?)?|ms|millis(?:econds?)?"
       + "|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)";
   private static final Pattern DURATION = Pattern.compile("(?<![\\w.,])(?:<\\s?)?" + COUNT + "\\s?" + UNIT + "\\b"
-      + "(?:,?\\s*" + COUNT + "\\s?" + UNIT + "\\b)*|\\bP(?:\\d+D)?T(?=\\d)(?:\\d+H)?(?:\\d+M)?(?:\\d+(?:\\.\\d+)?S)?\\b");
+      + "(?:,?\\s*" + COUNT + "\\s?" + UNIT + "\\b)*"
+      + "|\\bP(?:\\d+D)?T(?=\\d)(?:\\d+H)?(?:\\d+M)?(?:\\d+(?:\\.\\d+)?S)?\\b");
   private static final Pattern NUMBER = Pattern.compile(COUNT);
   /**
-   * A word right after a count: its plural ending is dropped ({@code ies} becomes {@code y}; {@code ss} is kept), from a
-   * stem of three letters up, so that {@code # is} and {@code # was} stay as they are.
+   * A word right after a count: its plural ending is dropped ({@code ies} becomes {@code y}; {@code ss} is kept),
+   * from a stem of three letters up, so that {@code # is} and {@code # was} stay as they are.
    */
   private static final Pattern PLURAL = Pattern.compile("(# )(\\p{L}{3,}?)(ies|(?<!s)s)\\b");
   private static final Pattern SPACE = Pattern.compile("\\s+");

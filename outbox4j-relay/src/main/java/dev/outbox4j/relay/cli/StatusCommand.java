@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code status}: the outbox's counts — waiting, blocked behind a quarantined or parked entry, in flight, quarantined —
  * the lag (oldest waiting entry) apart from the oldest blocked entry, the same per destination, and the destinations an
- * operator paused.
+ * operator paused; with {@code --relay}, in the same list, those a running relay paused for an outage, with when their
+ * entries are next sent. A relay that cannot be asked is said on standard error, with what to do, and exits 1.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Show how many entries wait, are blocked behind a quarantined or parked entry of their key, are in"

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One paused destination as every face of the relay shows it (the dashboard, {@code /api/destinations},
- * {@code /health/ready}, and through the API {@code status --relay}): its state and when its entries are next sent, both
- * true at the moment they are read. A probe time already past is never shown: once a probe is due and nothing was
+ * {@code /health/ready}, and through the API {@code status --relay}): its state and when its entries are next sent,
+ * both true at the moment they are read. A probe time already past is never shown: once a probe is due and nothing was
  * sent, the relay holds back every entry of the destination it knows, and the next send is when the first comes back.
  * Stateless; thread-safe.
  */
