@@ -58,7 +58,7 @@ final class PauseView {
       return "a probe is under way";
     }
     if (next == null) {
-      return "its next new entry, at the relay's next pass";
+      return "its next waiting entry, at the relay's next pass";
     }
     return next.equals(status.nextProbeAt()) ? "a probe: a few of its entries"
         : "the entries it holds back, as they come back";
