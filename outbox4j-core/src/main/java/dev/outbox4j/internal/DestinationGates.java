@@ -68,6 +68,8 @@ final class DestinationGates {
   static final int PROBE_SIZE = 5;
   /** How long the claimed entries of a destination an operator paused are held back: short, so a resume is quick. */
   static final Duration OPERATOR_HOLD_BACK = Duration.ofSeconds(5);
+  /** The return times kept per paused destination: only the earliest one ahead is ever shown. */
+  static final int RETURNS_KEPT = 16;
 
   private final Duration base;
   private final Duration cap;
@@ -88,6 +90,19 @@ final class DestinationGates {
     /** Passes judged down since the pause began: the first sets the base pause, each later one doubles it. */
     int outagePasses;
     String lastError = "";
+    /** When the probe under way was sent; {@code null} when none awaits its answers. */
+    @Nullable Instant probeSentAt;
+    /** When entries it held back or postponed come back, the earliest first; those past are dropped when read. */
+    final java.util.NavigableSet<Instant> returns = new java.util.TreeSet<>();
+
+    /** Notes when entries of it come back, keeping the earliest {@value DestinationGates#RETURNS_KEPT}. */
+    void returning(Instant until, Instant now) {
+      returns.headSet(now, true).clear();
+      returns.add(until);
+      if (returns.size() > RETURNS_KEPT) {
+        returns.pollLast();
+      }
+    }
 
     Gate(String destination) {
       this.destination = destination;
@@ -168,10 +183,14 @@ final class DestinationGates {
     for (Map.Entry<String, List<Claim>> entry : held.entrySet()) {
       Gate gate = gates.get(entry.getKey());
       // Before the provisional probe time below: entries held back beside a probe come back one cap after it.
-      heldBack.put(entry.getKey(), new HeldBack(entry.getValue(), heldBackReason(gate), holdBack(gate, now)));
+      Instant until = holdBack(gate, now);
+      gate.returning(until, now);
+      heldBack.put(entry.getKey(), new HeldBack(entry.getValue(), heldBackReason(gate), until));
     }
     for (String destination : probes.keySet()) {
-      gates.get(destination).nextProbeAt = now.plus(lease); // provisional: the probe's judgement sets the real one
+      Gate gate = gates.get(destination);
+      gate.nextProbeAt = now.plus(lease); // provisional: the probe's judgement sets the real one
+      gate.probeSentAt = now;
     }
     for (Map.Entry<String, List<Claim>> entry : heldByOperator.entrySet()) {
       heldBack.put(entry.getKey(), new HeldBack(entry.getValue(),
@@ -191,6 +210,9 @@ final class DestinationGates {
    */
   synchronized DestinationHealth.Verdicts judge(Map<String, Integer> confirmed, List<Failure> retryable) {
     Instant now = clock.instant();
+    for (Gate gate : gates.values()) {
+      gate.probeSentAt = null; // the pass is over: every probe it sent has its answers
+    }
     for (Map.Entry<String, Integer> entry : confirmed.entrySet()) {
       if (entry.getValue() > 0) {
         flowing(entry.getKey(), now);
@@ -239,7 +261,7 @@ final class DestinationGates {
     gate.nextProbeAt = now.plus(nextPause(gate));
     gate.log.failed(gate.lastError + " (" + failures.size() + " of the pass's deliveries to it)", null);
     if (pausing) {
-      DestinationStatus status = statusOf(gate);
+      DestinationStatus status = statusOf(gate, now);
       events.emit(l -> l.onDestinationPaused(status));
     }
   }
@@ -252,7 +274,12 @@ final class DestinationGates {
    */
   synchronized Instant outageUntil(String destination, Instant now) {
     Gate gate = gates.get(destination);
-    return gate == null || !gate.paused() ? now.plus(base) : holdBack(gate, now);
+    if (gate == null || !gate.paused()) {
+      return now.plus(base);
+    }
+    Instant until = holdBack(gate, now);
+    gate.returning(until, now);
+    return until;
   }
 
   /** @return {@code true} when some destination is paused */
@@ -281,7 +308,8 @@ final class DestinationGates {
    */
   synchronized List<DestinationStatus> paused(Map<String, OperatorPause> operatorPaused) {
     Map<String, DestinationStatus> byName = new java.util.TreeMap<>();
-    gates.values().stream().filter(Gate::paused).forEach(gate -> byName.put(gate.destination, statusOf(gate)));
+    Instant now = clock.instant();
+    gates.values().stream().filter(Gate::paused).forEach(gate -> byName.put(gate.destination, statusOf(gate, now)));
     for (OperatorPause pause : operatorPaused.values()) {
       byName.put(pause.destination(), new DestinationStatus(pause.destination(), DestinationStatus.Cause.OPERATOR,
           pause.pausedAt(), null, pause.heldBackReason(), 0));
@@ -289,9 +317,27 @@ final class DestinationGates {
     return List.copyOf(byName.values());
   }
 
-  private DestinationStatus statusOf(Gate gate) {
+  private DestinationStatus statusOf(Gate gate, Instant now) {
     return new DestinationStatus(gate.destination, DestinationStatus.Cause.OUTAGE, gate.pausedSince,
-        gate.nextProbeAt, gate.lastError, Math.max(0, gate.outagePasses - 1));
+        gate.nextProbeAt, gate.lastError, Math.max(0, gate.outagePasses - 1), nextSendAt(gate, now),
+        gate.probeSentAt != null);
+  }
+
+  /**
+   * When entries of a paused destination are next sent, as known now. While its probe is ahead, then. Once the probe is
+   * due, the pass that finds an entry of it sends the probe (and moves the probe time ahead); so a probe that is due with
+   * nothing sent means none of its entries could be claimed: the next goes when the first entry it holds back comes
+   * back, or, holding none back, with the next entry written ({@code null}). Never a time in the past.
+   */
+  private static @Nullable Instant nextSendAt(Gate gate, Instant now) {
+    if (gate.probeSentAt != null) {
+      return null;
+    }
+    if (now.isBefore(gate.nextProbeAt)) {
+      return gate.nextProbeAt;
+    }
+    gate.returns.headSet(now, true).clear();
+    return gate.returns.isEmpty() ? null : gate.returns.first();
   }
 
   /** @return the pause before the next probe: between half the current step and the step */

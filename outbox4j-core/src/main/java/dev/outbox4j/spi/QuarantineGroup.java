@@ -87,6 +87,18 @@ public record QuarantineGroup(String destination, EntryStatus status, @Nullable 
 
   /** @return the kind's name, or {@code PARKED} for a group of parked entries: what a person reads as "kind" */
   public String kindLabel() {
-    return kind == null ? status.name() : kind.name();
+    return kindLabel(status, kind);
+  }
+
+  /**
+   * What a person reads as an entry's or a group's "kind", the same in every list, group and action target.
+   *
+   * @param status the entry's status
+   * @param kind its quarantine kind, or {@code null}
+   * @return {@code PARKED} for a parked entry (it has no quarantine kind), else the kind's name, or the status's name
+   *     when it has no kind
+   */
+  public static String kindLabel(EntryStatus status, @Nullable QuarantineKind kind) {
+    return status == EntryStatus.PARKED || kind == null ? status.name() : kind.name();
   }
 }

@@ -66,6 +66,14 @@ public record QuarantineGroups(List<QuarantineGroup> groups, long total, int gro
       return status == EntryStatus.PARKED ? null : kind;
     }
 
+    /**
+     * @return what a person reads as its kind: {@code PARKED}, or its quarantine kind
+     *     ({@link QuarantineGroup#kindLabel})
+     */
+    public String kindLabel() {
+      return QuarantineGroup.kindLabel(status, kind);
+    }
+
     /** @return the {@link QuarantineGroup#id() id} of the group it belongs to */
     public String groupId() {
       return QuarantineGroup.idOf(destination, status, groupKind(), ReasonPattern.of(reason));

@@ -16,17 +16,46 @@ class ReasonPatternTest {
   @Test
   void numbers_ids_hex_and_timestamps_are_taken_out_and_words_are_kept() {
     assertThat(ReasonPattern.of("HTTP 503 from https://erp.example/erp after 1234 ms"))
-        .isEqualTo("HTTP # from https://erp.example/erp after # ms");
+        .isEqualTo("HTTP # from https://erp.example/erp after <duration>");
     assertThat(ReasonPattern.of("order 0190f5a2-7c1e-7d40-8a9b-2b8e1f0c9d3e rejected at 2024-05-01T10:15:30.123Z"))
         .isEqualTo("order <id> rejected at <time>");
     assertThat(ReasonPattern.of("at 2024-05-01 10:15:30+02:00 object java.lang.Object@1b6d3586 at 0x7ffe12"))
         .isEqualTo("at <time> object java.lang.Object@<hex> at <hex>");
-    assertThat(ReasonPattern.of("took 1,250.5 ms on 10.0.0.5:8080")).isEqualTo("took # ms on #:#");
+    assertThat(ReasonPattern.of("took 1,250.5 ms on 10.0.0.5:8080")).isEqualTo("took <duration> on #:#");
     assertThat(ReasonPattern.of("  connection\\n refused \\t by  broker ")).isEqualTo("connection\\n refused \\t by broker");
     assertThat(ReasonPattern.of("connection\n refused \t by  broker ")).isEqualTo("connection refused by broker");
     assertThat(ReasonPattern.of("deadline exceeded")).as("a word of hex letters only is a word")
         .isEqualTo("deadline exceeded");
-    assertThat(ReasonPattern.of(null)).isEmpty();
+    assertThat(ReasonPattern.of(null)).isEqualTo(ReasonPattern.NO_REASON);
+  }
+
+  @Test
+  void durations_however_written_counts_and_plurals_fall_into_one_pattern() {
+    String pattern = ReasonPattern.of("gave up after 3 attempts over 16s 10ms; last error: timeout");
+    assertThat(pattern).isEqualTo("gave up after # attempt over <duration>; last error: timeout");
+    for (String reason : List.of("gave up after 1 attempt over 16s; last error: timeout",
+        "gave up after 12 attempts over 1m 2s; last error: timeout",
+        "gave up after 2 attempts over 850 ms; last error: timeout",
+        "gave up after 2 attempts over <1ms; last error: timeout",
+        "gave up after 2 attempts over 3 seconds; last error: timeout",
+        "gave up after 2 attempts over 1h, 5m; last error: timeout",
+        "gave up after 2 attempts over PT16.01S; last error: timeout")) {
+      assertThat(ReasonPattern.of(reason)).as(reason).isEqualTo(pattern);
+    }
+    assertThat(ReasonPattern.of("3 entries of 1 key")).isEqualTo(ReasonPattern.of("1 entry of 4 keys"))
+        .isEqualTo("# entry of # key");
+    assertThat(ReasonPattern.of("1 class, 2 is, 3 was")).as("short words and -ss kept")
+        .isEqualTo("# class, # is, # was");
+    assertThat(ReasonPattern.of("3 messages to 5 mailboxes")).as("a word starting with a unit's letters is a word")
+        .isEqualTo("# message to # mailboxe");
+    assertThat(ReasonPattern.of("object java.lang.Object@1b6d3586d")).isEqualTo("object java.lang.Object@<hex>");
+  }
+
+  @Test
+  void no_reason_is_a_pattern_of_its_own_never_an_empty_one() {
+    assertThat(ReasonPattern.of(null)).isEqualTo("(no reason recorded)");
+    assertThat(ReasonPattern.of(" \n\t")).isEqualTo("(no reason recorded)");
+    assertThat(ReasonPattern.of("")).isEqualTo("(no reason recorded)");
   }
 
   @Test
@@ -58,6 +87,6 @@ class ReasonPatternTest {
     assertThat(QuarantineSelector.ofGroup(group).matches(new QuarantineGroups.Member(id, "k", "erp",
         EntryStatus.PENDING, QuarantineKind.RETRIES_EXHAUSTED, "HTTP 503 after 12 ms"))).isFalse();
     assertThat(group.id()).hasSize(16).isEqualTo(QuarantineGroup.idOf("erp", EntryStatus.QUARANTINED,
-        QuarantineKind.RETRIES_EXHAUSTED, "HTTP # after # ms"));
+        QuarantineKind.RETRIES_EXHAUSTED, "HTTP # after <duration>"));
   }
 }

@@ -1395,7 +1395,7 @@ public abstract class OutboxStoreContract extends KeyRunsContract {
     assertThat(outage.kind()).isEqualTo(QuarantineKind.RETRIES_EXHAUSTED);
     assertThat(outage.count()).isEqualTo(3);
     assertThat(outage.pattern())
-        .isEqualTo("gave up after # attempts; last error: HTTP # from https://erp.example/orders/# after # ms"
+        .isEqualTo("gave up after # attempt; last error: HTTP # from https://erp.example/orders/# after <duration>"
             + " (request <id>)");
     assertThat(outage.example()).as("the oldest entry's reason, as written").contains("orders/17 after 1234 ms");
     QuarantineGroup parkedGroup = found.groups().get(3);

@@ -1021,6 +1021,49 @@ public abstract class RelayContract {
   }
 
   @Test
+  public final void a_paused_destination_says_when_its_entries_are_next_sent_never_a_time_already_past() {
+    write("A", "A#0");
+    AtomicBoolean up = new AtomicBoolean(false);
+    AtomicReference<Relay> self = new AtomicReference<>();
+    List<DestinationStatus> duringProbe = new CopyOnWriteArrayList<>();
+    Relay relay = relay(InProcessTransport.of(m -> {
+      if (!up.get()) {
+        return DeliveryOutcome.unavailable("connection refused");
+      }
+      duringProbe.addAll(self.get().pausedDestinations());
+      return DeliveryOutcome.delivered();
+    })).withOutageBackoff(Duration.ofSeconds(2), Duration.ofSeconds(60)).build();
+    self.set(relay);
+    Instant start = clock.instant();
+
+    relay.flush();
+    // paused; the probe is due in 1.5 s, the failed entry comes back one cap (60 s) after that
+    assertThat(relay.pausedDestinations()).singleElement().satisfies(paused -> {
+      assertThat(paused.probing()).isFalse();
+      assertThat(paused.nextSendAt()).isEqualTo(start.plusMillis(1500));
+    });
+
+    // The receiver recovers and the probe falls due, but the only entry is held back: nothing can be sent until it
+    // comes back, and the status says so rather than a probe time already past.
+    up.set(true);
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(relay.flush().claimed()).isZero();
+    assertThat(relay.pausedDestinations()).singleElement().satisfies(paused -> {
+      assertThat(paused.probing()).isFalse();
+      assertThat(paused.nextSendAt()).isEqualTo(start.plusMillis(61_500)).isAfter(clock.instant());
+    });
+
+    // Written now, an entry goes at the next pass: with nothing held back it would say "with the next entry" (null)
+    clock.advance(Duration.ofSeconds(60));
+    relay.flush();
+    assertThat(duringProbe).as("read while the probe awaited its answer").singleElement().satisfies(paused -> {
+      assertThat(paused.probing()).isTrue();
+      assertThat(paused.nextSendAt()).isNull();
+    });
+    assertThat(relay.pausedDestinations()).as("resumed by the probe's confirmation").isEmpty();
+  }
+
+  @Test
   public final void different_entries_failing_in_a_row_with_nothing_confirmed_are_an_outage_charged_to_nobody() {
     List<UUID> ids = new ArrayList<>();
     for (int i = 0; i < 25; i++) {

@@ -1,6 +1,7 @@
 package dev.outbox4j.relay.cli;
 
 import java.io.Console;
+import dev.outbox4j.relay.server.Shortfall;
 import java.time.Instant;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
@@ -10,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  * {@code discard} of a selection or of several ids): the caller counts first and the count is printed; with
  * {@code --dry-run} nothing more happens; a destructive action on more than one entry needs {@code --yes}, or a "y"
  * typed at a terminal; then the entries change in batches of {@value EntryActionCommand#BATCH}, each its own short unit
- * of work, never more than were counted (and confirmed), and how many changed is printed (fewer than counted when relays
- * or other operators changed some meanwhile).
+ * of work, never more than were counted (and confirmed), and how many changed is printed; fewer than counted (relays
+ * or other operators changed some meanwhile) is said, with how many and why ({@link Shortfall}).
  *
  * <p>Stateless and thread-safe; the terminal it asks at is the process's.
  */
@@ -27,12 +28,14 @@ final class BulkAction {
    * @param dryRun whether to count only
    * @param destructive whether changing more than one entry needs a confirmation
    * @param yes whether the operator confirmed on the command line
+   * @param gone what can have become of counted entries that did not change, after "were": {@code claimed by a relay
+   *     or changed by someone else}
    * @param batch changes one batch: (limit, now) → how many changed
    * @return the exit code: {@link ExitCodes#OK}, {@link ExitCodes#NOT_FOUND} when nothing matched or changed,
    *     {@link ExitCodes#USAGE} when a confirmation was needed and none could be asked for
    */
   static int run(CliContext context, long count, String counted, String verb, String done, boolean dryRun,
-      boolean destructive, boolean yes, BiFunction<Integer, Instant, Integer> batch) {
+      boolean destructive, boolean yes, String gone, BiFunction<Integer, Instant, Integer> batch) {
     context.out().println(counted);
     context.out().flush();
     if (dryRun) {
@@ -56,7 +59,7 @@ final class BulkAction {
         break;
       }
     }
-    context.out().println(done + " " + total + " " + entries(total));
+    context.out().println(Shortfall.explain(done, total, count, "", gone));
     context.out().flush();
     return total == 0 ? ExitCodes.NOT_FOUND : ExitCodes.OK;
   }

@@ -121,14 +121,15 @@ abstract class EntryActionCommand implements Callable<Integer> {
       long[] changed = {0};
       int code = BulkAction.run(context, count, count + " " + BulkAction.entries(count)
           + " waiting for an operator (quarantined or parked)" + describe(selector), verb(), done(), dryRun,
-          destructive(), yes, (limit, now) -> {
+          destructive(), yes, "requeued, discarded or changed by someone else", (limit, now) -> {
             int batch = applyAll(store, selector, limit);
             changed[0] += batch;
             return batch;
           });
       if (changed[0] > 0) {
         AuditLog.record(context, store, action(), "entries waiting for an operator: " + selector.describe(),
-            changed[0], "counted " + count + " first");
+            changed[0], changed[0] < count ? "counted " + count + " first; " + (count - changed[0])
+                + " changed meanwhile" : "counted " + count + " first");
       }
       return code;
     }

@@ -44,7 +44,7 @@ final class QuarantinedCommand implements Callable<Integer> {
       for (OutboxEntry entry : entries) {
         context.out().printf("%-36s  %8d  %-20s  %-20s  %8d  %-17s  %s%n", entry.id(), entry.sequence(),
             entry.message().orderingKey().orElse("-"), entry.message().destination(), entry.attempts(),
-            entry.quarantineKind() == null ? "-" : entry.quarantineKind().name(),
+            dev.outbox4j.spi.QuarantineGroups.Member.of(entry).kindLabel(),
             oneLine(entry.quarantineReason()) + (java.util.Objects.equals(entry.quarantineReason(), entry.lastError())
                 || entry.lastError() == null ? "" : " / " + oneLine(entry.lastError())));
         if (entry.quarantineKind() == QuarantineKind.UNREADABLE) {

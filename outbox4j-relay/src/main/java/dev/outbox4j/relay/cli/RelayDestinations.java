@@ -14,7 +14,9 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * Asks a running relay which destinations it paused, through its dashboard's {@code /api/destinations}. An outage pause
  * lives in the relay that judged it (each relay judges its own deliveries), so a command that reads only the database
- * cannot see it; this is how {@code status --relay URL} shows it. Stateless; thread-safe.
+ * cannot see it; this is how {@code status --relay URL} shows it. Over HTTPS it trusts the JVM's certificate
+ * authorities, or the PEM file it is given ({@code --relay-ca}, {@code server.tls.ca}): a relay's certificate from a
+ * private authority is common. Stateless; thread-safe.
  */
 final class RelayDestinations {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -23,17 +25,37 @@ final class RelayDestinations {
 
   /**
    * @param relay the relay's dashboard address, for example {@code http://127.0.0.1:8080}
+   * @param ca a PEM file of the authority (or the certificate) to trust for an {@code https} address, or {@code null}
+   *     for the JVM's authorities only
    * @return the relay's paused destinations, each as the API describes it (destination, cause, state, pausedSince,
-   *     nextProbeAt, failedProbes, lastError)
-   * @throws IOException if the relay cannot be reached or answers anything but its JSON
+   *     nextSendAt, nextSend, failedProbes, lastError)
+   * @throws IOException if the relay cannot be reached, is not trusted, or answers anything but its JSON; the message
+   *     says which and what to do
+   * @throws IllegalArgumentException if the CA file cannot be read as a certificate, naming it
    * @throws InterruptedException if interrupted while waiting for the answer
    */
   @SuppressWarnings("unchecked")
-  static List<Map<String, Object>> paused(URI relay) throws IOException, InterruptedException {
+  static List<Map<String, Object>> paused(URI relay, java.nio.file.@org.jspecify.annotations.Nullable Path ca)
+      throws IOException, InterruptedException {
     URI api = relay.resolve("/api/destinations");
-    HttpClient client = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
-    HttpResponse<String> response = client.send(HttpRequest.newBuilder(api).timeout(TIMEOUT).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(TIMEOUT);
+    if (ca != null) {
+      builder.sslContext(dev.outbox4j.spi.TlsSettings.builder().withTrustStore(ca, null).build().sslContext());
+    }
+    HttpClient client = builder.build();
+    HttpResponse<String> response;
+    try {
+      response = client.send(HttpRequest.newBuilder(api).timeout(TIMEOUT).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (javax.net.ssl.SSLHandshakeException e) {
+      throw new IOException("the relay's certificate is not trusted (" + e.getMessage() + "): give the PEM file of"
+          + " the authority that signed it, or of the certificate itself, with --relay-ca FILE or server.tls.ca"
+          + (ca == null ? "" : " (trusted now: " + ca + ")"), e);
+    } catch (java.net.http.HttpConnectTimeoutException e) {
+      throw new IOException("no connection within " + TIMEOUT.toSeconds() + " s", e);
+    } catch (java.net.ConnectException e) {
+      throw new IOException("nothing answers at " + relay.getHost() + ":" + port(relay) + " (" + e + ")", e);
+    }
     if (response.statusCode() != 200) {
       throw new IOException(api + " answered HTTP " + response.statusCode());
     }
@@ -53,5 +75,9 @@ final class RelayDestinations {
       }
     }
     return result;
+  }
+
+  private static int port(URI relay) {
+    return relay.getPort() != -1 ? relay.getPort() : "https".equalsIgnoreCase(relay.getScheme()) ? 443 : 80;
   }
 }

@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code status}: the outbox's counts — waiting, blocked behind a quarantined or parked entry, in flight, quarantined —
  * the lag (oldest waiting entry) apart from the oldest blocked entry, the same per destination, and the destinations an
- * operator paused.
+ * operator paused; with {@code --relay}, in the same list, those a running relay paused for an outage, with when their
+ * entries are next sent. A relay that cannot be asked is said on standard error, with what to do, and exits 1.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Show how many entries wait, are blocked behind a quarantined or parked entry of their key, are in"
@@ -40,8 +41,14 @@ final class StatusCommand implements Callable<Integer> {
 
   @Option(names = "--relay", paramLabel = "URL",
       description = "also ask a running relay (its dashboard address, e.g. http://127.0.0.1:8080) which destinations"
-          + " it paused because they were failing: the database knows operator pauses only")
+          + " it paused because they were failing: the database knows operator pauses only; exits 1 when the relay"
+          + " cannot be asked")
   java.net.@org.jspecify.annotations.Nullable URI relay;
+
+  @Option(names = "--relay-ca", paramLabel = "FILE",
+      description = "with an https --relay: a PEM file of the authority that signed the relay's certificate, or of"
+          + " that certificate itself, trusted besides the JVM's own (default: the configuration's server.tls.ca)")
+  java.nio.file.@org.jspecify.annotations.Nullable Path relayCa;
 
   StatusCommand(CliContext context) {
     this.context = context;
@@ -67,22 +74,21 @@ final class StatusCommand implements Callable<Integer> {
       List<Map<String, Object>> outages = List.of();
       String unreachable = null;
       if (relay != null) {
+        java.nio.file.Path ca = relayCa != null ? relayCa : config.server().tlsCa();
         try {
-          outages = RelayDestinations.paused(relay);
-        } catch (java.io.IOException e) {
+          outages = RelayDestinations.paused(relay, ca);
+        } catch (java.io.IOException | IllegalArgumentException e) {
           unreachable = "could not ask the relay at " + relay + ": " + e.getMessage();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           unreachable = "interrupted while asking the relay at " + relay;
         }
       }
+      List<Map<String, Object>> relayPauses = unreachable == null ? outages : null;
       if (json) {
-        printJson(stats, destinations, more, pauses, now);
+        printJson(stats, destinations, more, pauses, relayPauses);
       } else {
-        printText(config, stats, destinations, more, pauses, now);
-      }
-      if (relay != null && unreachable == null && !json) {
-        printRelayPauses(outages);
+        printText(config, stats, destinations, more, pauses, relayPauses, now);
       }
       context.out().flush();
       if (unreachable != null) {
@@ -95,7 +101,8 @@ final class StatusCommand implements Callable<Integer> {
   }
 
   private void printJson(OutboxStats stats, List<DestinationStats> destinations, boolean more,
-      List<OperatorPause> pauses, Instant now) {
+      List<OperatorPause> pauses, @org.jspecify.annotations.Nullable List<Map<String, Object>> relayPauses) {
+    Instant now = context.clock().instant();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("pending", stats.pending());
     body.put("waiting", stats.waiting());
@@ -130,20 +137,14 @@ final class StatusCommand implements Callable<Integer> {
     }
     body.put("pausedDestinations", paused);
     if (relay != null) {
-      try {
-        body.put("relayPausedDestinations", RelayDestinations.paused(relay));
-      } catch (java.io.IOException e) {
-        body.put("relayPausedDestinations", null);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        body.put("relayPausedDestinations", null);
-      }
+      body.put("relayPausedDestinations", relayPauses); // null when the relay could not be asked (exit code 1)
     }
     context.out().println(Json.write(body));
   }
 
   private void printText(RelayConfig config, OutboxStats stats, List<DestinationStats> destinations, boolean more,
-      List<OperatorPause> pauses, Instant now) {
+      List<OperatorPause> pauses, @org.jspecify.annotations.Nullable List<Map<String, Object>> relayPauses,
+      Instant now) {
     java.io.PrintWriter out = context.out();
     out.printf("outbox       %s (prefix %s)%n", config.database().displayUrl(), config.database().tablePrefix());
     out.printf("pending      %d (waiting %d, blocked %d)%n", stats.pending(), stats.waiting(), stats.blocked());
@@ -158,12 +159,7 @@ final class StatusCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "blocked for  %s%n", stats.oldestBlocked()
         .map(oldest -> String.format(Locale.ROOT, "%.1f s (oldest blocked entry written %s)",
             seconds(stats.blockedAge(now)), oldest)).orElse("0 (nothing blocked)"));
-    if (pauses.isEmpty()) {
-      out.printf("paused       none%n");
-    }
-    for (OperatorPause pause : pauses) {
-      out.printf("paused       %s  %s (since %s)%n", pause.destination(), pause.heldBackReason(), pause.pausedAt());
-    }
+    printPauses(pauses, relayPauses);
     if (destinations.isEmpty()) {
       return;
     }
@@ -200,19 +196,36 @@ final class StatusCommand implements Callable<Integer> {
     }
   }
 
-  private void printRelayPauses(List<Map<String, Object>> outages) {
+  /**
+   * The paused destinations, one line each, from both sources at once so the lines never contradict each other: the
+   * operator's pauses from the database (who, why, since when), and with {@code --relay} the outages that relay judged
+   * (its operator pauses are the database's, read by it a moment earlier, so not listed twice).
+   */
+  private void printPauses(List<OperatorPause> pauses,
+      @org.jspecify.annotations.Nullable List<Map<String, Object>> relayPauses) {
     java.io.PrintWriter out = context.out();
-    out.println();
-    if (outages.isEmpty()) {
-      out.printf("relay %s: every destination flowing%n", relay);
-      return;
+    int lines = 0;
+    for (OperatorPause pause : pauses) {
+      out.printf("paused       %s  %s (since %s)%n", pause.destination(), pause.heldBackReason(), pause.pausedAt());
+      lines++;
     }
-    out.printf("relay %s paused:%n", relay);
-    for (Map<String, Object> paused : outages) {
-      Object next = paused.get("nextProbeAt");
-      out.printf("  %s  %s since %s, next probe %s, %s failed probes; last error: %s%n", paused.get("destination"),
-          paused.get("state"), paused.get("pausedSince"), next == null ? "none (resume by hand)" : next,
-          paused.get("failedProbes"), paused.get("lastError"));
+    if (relayPauses != null) {
+      for (Map<String, Object> paused : relayPauses) {
+        if ("OPERATOR".equals(paused.get("cause"))) {
+          continue;
+        }
+        Object at = paused.get("nextSendAt");
+        out.printf("paused       %s  outage, %s since %s; next send: %s; %s failed probes; last error: %s%n",
+            paused.get("destination"), paused.get("state"), paused.get("pausedSince"),
+            at == null ? paused.get("nextSend") : at + " (" + paused.get("nextSend") + ")",
+            paused.get("failedProbes"), paused.get("lastError"));
+        lines++;
+      }
+    }
+    if (lines == 0) {
+      out.printf("paused       %s%n", relay == null ? "none by an operator (outage pauses: --relay URL)"
+          : relayPauses == null ? "none by an operator (the relay could not be asked)"
+          : "none (every destination of the relay at " + relay + " flowing)");
     }
   }
 

@@ -30,14 +30,16 @@ final class WaitingAction {
     int count = access.store().countWaiting(selector, context.clock().instant());
     long[] changed = {0};
     int code = BulkAction.run(context, count, count + " waiting " + BulkAction.entries(count) + " "
-        + describe(selector) + " (pending or failed, not in flight)", verb, done, dryRun, true, yes, (limit, now) -> {
+        + describe(selector) + " (pending or failed, not in flight)", verb, done, dryRun, true, yes,
+        "claimed by a relay, delivered or changed by someone else", (limit, now) -> {
           int one = batch.apply(limit, now);
           changed[0] += one;
           return one;
         });
     if (changed[0] > 0) {
       AuditLog.record(context, access.store(), action, "waiting entries " + describe(selector), changed[0],
-          "counted " + count + " first");
+          changed[0] < count ? "counted " + count + " first; " + (count - changed[0]) + " changed meanwhile"
+              : "counted " + count + " first");
     }
     return code;
   }

@@ -91,6 +91,7 @@ public final class ConfigReader {
     keys.put("server.tls.key", "");
     keys.put("server.tls.key-store", "");
     keys.put("server.tls.key-store-password", "");
+    keys.put("server.tls.ca", "");
     keys.put("health.fail-readiness-when-degraded", "false");
     return java.util.Collections.unmodifiableMap(keys);
   }
@@ -249,7 +250,8 @@ public final class ConfigReader {
           bool("health.fail-readiness-when-degraded"),
           text("server.admin-token-name"),
           serverTls(),
-          optional("server.allowed-hosts").map(ConfigReader::list).orElse(List.of()));
+          optional("server.allowed-hosts").map(ConfigReader::list).orElse(List.of()),
+          optional("server.tls.ca").map(Path::of).orElse(null));
       if (!TOKEN_NAME.matcher(server.adminTokenName()).matches()) {
         throw new ConfigException("server.admin-token-name", "must be 1 to 64 letters, digits or . _ @ -, was '"
             + server.adminTokenName() + "'", origin("server.admin-token-name"));

@@ -4,6 +4,7 @@ import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.spi.TlsSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -209,9 +210,13 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    * @param tls the server's certificate and key, or {@code null} for plain HTTP
    * @param allowedHosts host names besides IP addresses, {@code localhost} and {@code bind} that requests may carry in
    *     their {@code Host} header (key {@code server.allowed-hosts}); others are answered 421
+   * @param tlsCa a PEM file of the certificate authority that signed the server's certificate, or of that certificate
+   *     itself (key {@code server.tls.ca}): what the commands that ask this relay over HTTPS ({@code status --relay})
+   *     trust besides the JVM's own authorities; {@code null} for those only
    */
   public record Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
-      boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls, List<String> allowedHosts) {
+      boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls, List<String> allowedHosts,
+      @Nullable Path tlsCa) {
     /** The admin token's name when none is configured. */
     public static final String DEFAULT_ADMIN_TOKEN_NAME = "admin";
 
@@ -220,6 +225,26 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
       Objects.requireNonNull(bind, "bind");
       Objects.requireNonNull(adminTokenName, "adminTokenName");
       allowedHosts = List.copyOf(allowedHosts);
+    }
+
+    /**
+     * No certificate authority named for the commands that ask this relay.
+     *
+     * @param enabled whether the dashboard, metrics and health endpoints are served
+     * @param bind the address to listen on
+     * @param port the port; 0 picks a free one
+     * @param adminToken the token admin actions need, or {@code null} to generate one at start
+     * @param showPayloads whether the dashboard shows payloads
+     * @param failReadinessWhenDegraded whether {@code /health/ready} answers 503 while a destination is paused
+     * @param adminTokenName the admin token's name
+     * @param tls the server's certificate and key, or {@code null} for plain HTTP
+     * @param allowedHosts host names answered besides IP addresses, {@code localhost} and {@code bind}
+     */
+    public Server(boolean enabled, String bind, int port, @Nullable String adminToken, boolean showPayloads,
+        boolean failReadinessWhenDegraded, String adminTokenName, @Nullable TlsSettings tls,
+        List<String> allowedHosts) {
+      this(enabled, bind, port, adminToken, showPayloads, failReadinessWhenDegraded, adminTokenName, tls, allowedHosts,
+          null);
     }
 
     /**
@@ -294,7 +319,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
       return "Server{enabled=" + enabled + ", bind=" + bind + ", port=" + port + ", adminToken="
           + (adminToken == null ? "generated" : "****") + ", showPayloads=" + showPayloads
           + ", failReadinessWhenDegraded=" + failReadinessWhenDegraded + ", adminTokenName=" + adminTokenName
-          + ", tls=" + tls + ", allowedHosts=" + allowedHosts + "}";
+          + ", tls=" + tls + ", allowedHosts=" + allowedHosts + ", tlsCa=" + tlsCa + "}";
     }
   }
 

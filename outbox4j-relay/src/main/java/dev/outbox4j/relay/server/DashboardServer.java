@@ -238,7 +238,7 @@ public final class DashboardServer implements AutoCloseable {
     List<Object> paused = new ArrayList<>();
     Map<String, DestinationStatus> pausedByName = new TreeMap<>();
     for (DestinationStatus status : pausedDestinations.get()) {
-      paused.add(describe(status, now));
+      paused.add(PauseView.describe(status, now));
       pausedByName.put(status.destination(), status);
     }
     Map<String, Object> body = new LinkedHashMap<>();
@@ -277,7 +277,7 @@ public final class DashboardServer implements AutoCloseable {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("destination", name);
       row.put("transport", routes.getOrDefault(name, routes.get(ANY_DESTINATION)));
-      row.put("state", status == null ? "flowing" : describe(status, now).get("state"));
+      row.put("state", status == null ? "flowing" : PauseView.describe(status, now).get("state"));
       row.put("cause", status == null ? null : status.cause().name());
       row.put("waiting", stats.waiting());
       row.put("blocked", stats.blocked());
@@ -286,7 +286,7 @@ public final class DashboardServer implements AutoCloseable {
       row.put("deliveredPerSecond", rates.getOrDefault(name, 0.0));
       row.put("lagSeconds", latest == null ? 0.0 : seconds(stats.lag(latest.at())));
       row.put("blockedSeconds", latest == null ? 0.0 : seconds(stats.blockedAge(latest.at())));
-      row.put("pause", status == null ? null : describe(status, now));
+      row.put("pause", status == null ? null : PauseView.describe(status, now));
       rows.add(row);
     }
     return rows;
@@ -294,28 +294,6 @@ public final class DashboardServer implements AutoCloseable {
 
   private static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;
-  }
-
-  /**
-   * One paused destination as the API shows it. {@code cause} is {@code OUTAGE} (the relay judged it down) or
-   * {@code OPERATOR} (paused by hand, never probed). {@code state} is {@code probing} once an outage's next probe is due
-   * (the relay sends a few of its entries on its next pass), {@code paused} before, and always for an operator pause,
-   * which has no next probe ({@code nextProbeAt} and {@code nextProbeInSeconds} are then null).
-   */
-  private static Map<String, Object> describe(DestinationStatus status, Instant now) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    Instant nextProbe = status.nextProbeAt();
-    row.put("destination", status.destination());
-    row.put("cause", status.cause().name());
-    row.put("state", nextProbe == null || now.isBefore(nextProbe) ? "paused" : "probing");
-    row.put("pausedSince", status.pausedSince().toString());
-    row.put("pausedForSeconds", Math.max(0, Duration.between(status.pausedSince(), now).toMillis() / 1000.0));
-    row.put("nextProbeAt", nextProbe == null ? null : nextProbe.toString());
-    row.put("nextProbeInSeconds",
-        nextProbe == null ? null : Math.max(0, Duration.between(now, nextProbe).toMillis() / 1000.0));
-    row.put("failedProbes", status.failedProbes());
-    row.put("lastError", status.lastError());
-    return row;
   }
 
   private void metrics(HttpExchange exchange) throws IOException {
@@ -334,12 +312,14 @@ public final class DashboardServer implements AutoCloseable {
       send(exchange, 200, "application/json", "{\"status\":\"UP\"}");
       return;
     }
+    Instant now = clock.instant();
     List<String> names = paused.stream().map(DestinationStatus::destination).toList();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "DEGRADED");
     body.put("reason", (names.size() == 1 ? "destination paused: " : "destinations paused: ")
         + String.join(", ", names));
     body.put("pausedDestinations", names);
+    body.put("paused", paused.stream().map(status -> PauseView.describe(status, now)).toList());
     sendJson(exchange, failReadinessWhenDegraded ? 503 : 200, body);
   }
 

@@ -170,7 +170,7 @@ final class OperatorApi {
     row.put("destination", entry.message().destination());
     row.put("status", entry.status().name());
     row.put("attempts", entry.attempts());
-    row.put("kind", entry.quarantineKind() == null ? null : entry.quarantineKind().name());
+    row.put("kind", QuarantineGroups.Member.of(entry).kindLabel()); // PARKED for a parked entry, as its group says
     row.put("reason", entry.quarantineReason());
     row.put("lastError", entry.lastError());
     row.put("createdAt", entry.createdAt().toString());
@@ -307,6 +307,13 @@ final class OperatorApi {
     } else {
       body.put("confirmed", confirmed);
       body.put("changed", outcome.changed);
+      if (!name.equals("pause") && !name.equals("resume")) {
+        body.put("result", Shortfall.explain(pastTense(name), outcome.changed, confirmed, "in the dry run",
+            meanwhile(name)));
+        if (outcome.changed < confirmed && !name.endsWith("-group")) { // a group's detail says how many left it
+          outcome.detail += "; " + (confirmed - outcome.changed) + " changed meanwhile";
+        }
+      }
       sampler.sampleSoon();
       grouping = null;
       String unrecorded = outcome.changed > 0 ? record(outcome) : null;
@@ -315,6 +322,26 @@ final class OperatorApi {
       }
     }
     DashboardServer.sendJson(exchange, 200, body);
+  }
+
+  /** @return an action on entries in the past tense, for its result: {@code requeued}, {@code parked} */
+  private static String pastTense(String action) {
+    String verb = action.substring(0, action.indexOf('-') < 0 ? action.length() : action.indexOf('-'));
+    return switch (verb) {
+      case "park" -> "parked";
+      default -> verb + "ed"; // requeued, discarded
+    };
+  }
+
+  /** @return what can have become of the counted entries an action did not change, after "were" */
+  private static String meanwhile(String action) {
+    if (action.endsWith("-waiting")) {
+      return "claimed by a relay, delivered or changed by someone else";
+    }
+    if (action.endsWith("-group")) {
+      return "requeued, discarded or changed by someone else";
+    }
+    return "requeued or discarded by someone else";
   }
 
   /** What an action found (dry run) or did. */
@@ -393,8 +420,7 @@ final class OperatorApi {
 
   private static String groupOf(OutboxEntry entry) {
     QuarantineGroups.Member member = QuarantineGroups.Member.of(entry);
-    return "group " + member.destination() + " / " + (member.groupKind() == null ? member.status().name()
-        : member.groupKind().name()) + " / " + ReasonPattern.of(member.reason());
+    return "group " + member.destination() + " / " + member.kindLabel() + " / " + ReasonPattern.of(member.reason());
   }
 
   private Outcome waiting(String name, Map<String, String> query, boolean dryRun, @Nullable Integer confirmed) {

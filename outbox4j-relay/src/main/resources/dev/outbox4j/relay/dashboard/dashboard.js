@@ -136,9 +136,9 @@
   // One row per destination: configured, with undelivered entries, or paused. A paused row says why and until when.
   function pauseText(pause) {
     if (!pause) { return ''; }
-    var next = pause.nextProbeAt === null ? 'no probe (resume by hand)'
-      : pause.state === 'probing' ? 'probe due now'
-      : 'next probe ' + when(pause.nextProbeAt, pause.nextProbeInSeconds, true);
+    // nextSend says what goes next; nextSendAt when, if a time can be told (never one already past)
+    var next = 'next send: ' + (pause.nextSendAt === null ? pause.nextSend
+      : when(pause.nextSendAt, pause.nextSendInSeconds, true) + ', ' + pause.nextSend);
     var parts = ['since ' + when(pause.pausedSince, pause.pausedForSeconds, false), next];
     if (pause.failedProbes) { parts.push(pause.failedProbes + ' failed probes'); }
     if (pause.lastError) { parts.push(pause.lastError); }

@@ -215,6 +215,8 @@
 
   // ------------------------------------------------------------------------------------------ groups
 
+  function capitalized(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+
   function groupName(group) { return group.destination + ' / ' + group.kind + ' / ' + group.pattern; }
 
   function groupAction(group, requeue) {
@@ -355,6 +357,8 @@
       },
       nothing: function (dry) { return 'No ' + (dry.target || 'waiting entries') + ' (pending, not in flight).'; },
       done: function (result) {
+        // fewer than confirmed: the relay's result says how many and what became of the rest
+        if (result.changed < result.confirmed && result.result) { return capitalized(result.result) + '.'; }
         return (park ? 'Parked ' : 'Discarded ') + plural(result.changed, 'waiting entry', 'waiting entries');
       } });
   }

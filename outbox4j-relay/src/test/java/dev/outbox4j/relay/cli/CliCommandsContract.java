@@ -294,6 +294,9 @@ abstract class CliCommandsContract {
     assertThat(oneKey.code()).as(oneKey.err()).isZero();
     assertThat(oneKey.out()).contains("1 waiting entry of key 'hook-1'", "parked 1 entry");
     assertThat(store.find(first.id()).orElseThrow().status()).isEqualTo(EntryStatus.PARKED);
+    CliRun listed = cli("quarantined", config);
+    assertThat(listed.out()).as("a parked entry's kind reads PARKED, as its group's does")
+        .containsPattern(first.id() + " +\\d+ +hook-1 +webhooks +0 +PARKED ");
 
     CliRun discard = cli("discard", config, "--waiting", "--destination", "webhooks", "--yes");
     assertThat(discard.code()).as(discard.err()).isZero();

@@ -295,7 +295,7 @@ class DashboardBrowserTest {
         assertThat(read(wait, "#groups-table tr.group", g -> g.getAttribute("data-count")))
             .containsExactly("114", "55", "3");
         assertThat(read(wait, "#groups-table tr.group", WebElement::getText).get(0)).contains("erp",
-            "RETRIES_EXHAUSTED", "gave up after # attempts; last error: HTTP # from erp after # ms");
+            "RETRIES_EXHAUSTED", "gave up after # attempt; last error: HTTP # from erp after <duration>");
         List<String> groups = read(wait, "#groups-table tr.group", g -> g.getAttribute("data-group"));
         String erp = groups.get(0);
         String crm = groups.get(1);

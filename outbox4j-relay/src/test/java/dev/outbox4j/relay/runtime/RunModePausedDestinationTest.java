@@ -80,7 +80,7 @@ class RunModePausedDestinationTest {
 
         String destinations = get(base + "/api/destinations").body();
         String paused = destinations.substring(0, destinations.indexOf("\"destinations\":"));
-        assertThat(paused).contains("\"destination\":\"erp\"", "\"pausedSince\":", "\"nextProbeAt\":",
+        assertThat(paused).contains("\"destination\":\"erp\"", "\"pausedSince\":", "\"nextSend\":",
             "\"failedProbes\":", "\"lastError\":\"HTTP 503 from " + webhook.url("/erp") + "\"")
             .containsPattern("\"state\":\"(paused|probing)\"")
             .doesNotContain("\"destination\":\"orders\"", "invoice-0:");
@@ -113,8 +113,8 @@ class RunModePausedDestinationTest {
         // the CLI, reading the database, asks the running relay for its outage pauses
         String status = dev.outbox4j.relay.cli.CliRunner.output("status", "--config", file.toString(), "--relay",
             base);
-        assertThat(status).contains("relay " + base + " paused:").containsPattern(
-            "erp  (paused|probing) since .*, next probe .*; last error: HTTP 503 from " + webhook.url("/erp"));
+        assertThat(status).containsPattern("paused       erp  outage, (paused|probing) since .*; next send: .*; last"
+            + " error: HTTP 503 from " + webhook.url("/erp")).doesNotContain("none");
         // an outage charges nothing: no entry of the paused destination is quarantined
         assertThat(runtime.store().stats(java.time.Instant.now()).quarantined()).isZero();
 
@@ -122,7 +122,7 @@ class RunModePausedDestinationTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> runtime.relay().pausedDestinations().isEmpty());
         assertThat(get(base + "/health/ready").body()).isEqualTo("{\"status\":\"UP\"}");
         assertThat(dev.outbox4j.relay.cli.CliRunner.output("status", "--config", file.toString(), "--relay", base))
-            .contains("relay " + base + ": every destination flowing");
+            .contains("paused       none (every destination of the relay at " + base + " flowing)");
         assertThat(get(base + "/api/destinations").body()).contains("\"paused\":[]");
         assertThat(get(base + "/metrics").body()).doesNotContain("outbox4j_destination_paused{");
       }

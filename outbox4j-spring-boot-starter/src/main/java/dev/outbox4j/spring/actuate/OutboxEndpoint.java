@@ -443,8 +443,7 @@ public final class OutboxEndpoint {
 
   private static String describeGroup(OutboxEntry entry) {
     QuarantineGroups.Member member = QuarantineGroups.Member.of(entry);
-    return "group " + member.destination() + " / " + (member.groupKind() == null ? member.status().name()
-        : member.groupKind().name()) + " / " + ReasonPattern.of(member.reason());
+    return "group " + member.destination() + " / " + member.kindLabel() + " / " + ReasonPattern.of(member.reason());
   }
 
   // ------------------------------------------------------------------------------------------------------ helpers
@@ -647,12 +646,16 @@ public final class OutboxEndpoint {
    * @param nextProbeAt when its next probe may be sent; {@code null} for an operator pause, which is never probed
    * @param lastError what its last failing delivery answered, or the operator's reason (never a payload)
    * @param failedProbes probes that failed since the pause began
+   * @param nextSendAt when its entries are next sent, never in the past when read; {@code null} while a probe is under
+   *     way, when it goes with its next entry written, and for an operator pause ({@link DestinationStatus#nextSendAt})
+   * @param probing whether a probe was sent and its answers are awaited
    */
   public record PausedDestination(String destination, String cause, Instant pausedSince,
-      @Nullable Instant nextProbeAt, String lastError, int failedProbes) {
+      @Nullable Instant nextProbeAt, String lastError, int failedProbes, @Nullable Instant nextSendAt,
+      boolean probing) {
     static PausedDestination of(DestinationStatus status) {
       return new PausedDestination(status.destination(), status.cause().name(), status.pausedSince(),
-          status.nextProbeAt(), status.lastError(), status.failedProbes());
+          status.nextProbeAt(), status.lastError(), status.failedProbes(), status.nextSendAt(), status.probing());
     }
   }
 
