@@ -1,0 +1,2 @@
+/** outbox4j for Quarkus. */
+package dev.outbox4j.quarkus;
