@@ -28,11 +28,17 @@ public class Orders {
     }
   }
 
-  /** Saves the order and writes its message; both commit together. */
+  /**
+   * Saves the order and writes its message; both commit together.
+   *
+   * @return the message's id
+   */
   @Transactional
-  public void place(String orderId, String destination) {
+  public UUID place(String orderId, String destination) {
     insertOrder(orderId);
-    outbox.write(message(destination, orderId, orderId));
+    Message message = message(destination, orderId, orderId);
+    outbox.write(message);
+    return message.id();
   }
 
   /** Saves the order and writes its message, then fails: the transaction rolls back. */
