@@ -1,0 +1,81 @@
+package dev.outbox4j.quarkus.deployment;
+
+import dev.outbox4j.quarkus.TransactionalOutbox;
+import dev.outbox4j.quarkus.runtime.OutboxLivenessCheck;
+import dev.outbox4j.quarkus.runtime.OutboxMetersProducer;
+import dev.outbox4j.quarkus.runtime.OutboxReadinessCheck;
+import dev.outbox4j.quarkus.runtime.Outbox4jProducers;
+import dev.outbox4j.quarkus.runtime.RelayRuntime;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
+import io.quarkus.deployment.annotations.BuildProducer;
+import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.NativeImageResourcePatternsBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
+
+/**
+ * The build steps of the outbox4j extension: which beans an application gets (always the store, the writer,
+ * {@link TransactionalOutbox} and the relay's runtime; the health checks with SmallRye Health; the meters with Quarkus
+ * Micrometer and {@code outbox4j-micrometer}), and what a native image needs (the migration files as resources, the
+ * transports' classes that are built reflectively).
+ */
+public class Outbox4jProcessor {
+  /** The feature name printed at start-up. */
+  public static final String FEATURE = "outbox4j";
+
+  /** Creates the processor; called by Quarkus. */
+  public Outbox4jProcessor() {}
+
+  @BuildStep
+  FeatureBuildItem feature() {
+    return new FeatureBuildItem(FEATURE);
+  }
+
+  @BuildStep
+  AdditionalBeanBuildItem beans() {
+    // Unremovable: the relay runs whether or not the application injects anything.
+    return AdditionalBeanBuildItem.builder()
+        .addBeanClasses(Outbox4jProducers.class, RelayRuntime.class)
+        .setUnremovable()
+        .build();
+  }
+
+  @BuildStep
+  void healthChecks(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+    if (capabilities.isPresent(Capability.SMALLRYE_HEALTH)) {
+      beans.produce(AdditionalBeanBuildItem.builder()
+          .addBeanClasses(OutboxReadinessCheck.class, OutboxLivenessCheck.class)
+          .setUnremovable()
+          .build());
+    }
+  }
+
+  @BuildStep
+  void meters(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+    // quarkus-micrometer provides the metrics capability; the class checks tell it from another metrics extension.
+    if (capabilities.isPresent(Capability.METRICS)
+        && QuarkusClassLoader.isClassPresentAtRuntime("io.micrometer.core.instrument.MeterRegistry")
+        && QuarkusClassLoader.isClassPresentAtRuntime("dev.outbox4j.micrometer.OutboxMetrics")) {
+      beans.produce(AdditionalBeanBuildItem.unremovableOf(OutboxMetersProducer.class));
+    }
+  }
+
+  @BuildStep
+  NativeImageResourcePatternsBuildItem migrations() {
+    // JdbcOutboxStore.migrate() reads db/outbox4j/<dialect>/V*.sql from the class path.
+    return NativeImageResourcePatternsBuildItem.builder().includeGlob("db/outbox4j/**").build();
+  }
+
+  @BuildStep
+  ReflectiveClassBuildItem configuredEnums() {
+    // Enums bound from properties by name; listed so a native image keeps their values() and valueOf().
+    return ReflectiveClassBuildItem.builder(
+            "dev.outbox4j.jdbc.ClaimStrategy", "dev.outbox4j.CloudEventsMapping$Mode",
+            "dev.outbox4j.quarkus.WithoutTransaction")
+        .methods()
+        .build();
+  }
+}
