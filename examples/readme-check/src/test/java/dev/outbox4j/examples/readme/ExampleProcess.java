@@ -60,7 +60,7 @@ final class ExampleProcess implements AutoCloseable {
       Path log = Files.createDirectories(Path.of("target", "readme-check")).resolve(name + ".log");
       int port = freePort();
       List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-XX:TieredStopAtLevel=1", "-Xmx512m", "-cp",
+          "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx512m", "-cp",
           classes + java.io.File.pathSeparator + Files.readString(dependencies).strip(), mainClass));
       command.addAll(arguments);
       command.add("--server.port=" + port);
