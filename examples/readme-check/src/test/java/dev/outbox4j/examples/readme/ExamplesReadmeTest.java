@@ -133,7 +133,8 @@ class ExamplesReadmeTest {
       assertThat(order.statusCode()).as(order.body()).isEqualTo(201);
       bootOrders.add(json.readTree(order.body()).get("orderId").asText());
       String location = order.headers().firstValue("Location").orElseThrow();
-      await().atMost(PATIENCE).until(() -> json.readTree(send("GET", base + location).body()).get("billed").asBoolean());
+      await("order " + location + " billed").atMost(PATIENCE)
+          .until(() -> json.readTree(send("GET", base + location).body()).get("billed").asBoolean());
       HttpResponse<String> refused = send("POST", base + "/orders?totalCents=-5");
       assertThat(refused.statusCode()).isEqualTo(400);
       assertThat(refused.body()).contains("negative total");
@@ -145,7 +146,7 @@ class ExamplesReadmeTest {
       assertThat(prometheus.body()).contains("outbox4j_delivered_total", "outbox4j_quarantined_total");
 
       if (loyaltyBound) {
-        await().atMost(PATIENCE).until(() -> {
+        await("the loyalty event for " + first + " in boot-orders.loyalty").atMost(PATIENCE).until(() -> {
           loyaltyDelivered.addAll(drain("boot-orders.loyalty", "orderId"));
           return loyaltyDelivered.contains(first);
         });
@@ -153,13 +154,13 @@ class ExamplesReadmeTest {
           HttpResponse<String> requeued = send("POST", base + "/actuator/outbox4j/" + entry.get("id").asText());
           assertThat(requeued.statusCode()).as(requeued.body()).isBetween(200, 299);
         }
-        await().atMost(PATIENCE).until(() -> quarantined(base).isEmpty());
-        await().atMost(PATIENCE).until(() -> {
+        await("the requeued entries delivered").atMost(PATIENCE).until(() -> quarantined(base).isEmpty());
+        await("the requeued loyalty events in boot-orders.loyalty").atMost(PATIENCE).until(() -> {
           loyaltyDelivered.addAll(drain("boot-orders.loyalty", "orderId"));
           return loyaltyDelivered.size() == 2;
         });
       } else {
-        await().atMost(PATIENCE).until(() -> !quarantined(base).isEmpty());
+        await("a quarantined loyalty entry for " + first).atMost(PATIENCE).until(() -> !quarantined(base).isEmpty());
         List<JsonNode> entries = quarantined(base);
         assertThat(entries).as("the quarantined entry of this start, and no other").singleElement().satisfies(entry -> {
           assertThat(entry.get("orderingKey").asText()).isEqualTo(first);
@@ -168,7 +169,8 @@ class ExamplesReadmeTest {
         });
         quarantined = first;
       }
-      await().atMost(PATIENCE).until(() -> column("SELECT order_id FROM boot_invoices").containsAll(bootOrders));
+      await("every Spring Boot order billed").atMost(PATIENCE)
+          .until(() -> column("SELECT order_id FROM boot_invoices").containsAll(bootOrders));
       assertThat(boot.lines(BILLED)).extracting(billed -> billed.group(1)).as("the orders it logged as billed")
           .isSubsetOf(bootOrders);
     }
@@ -199,9 +201,10 @@ class ExamplesReadmeTest {
       assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
       assertThat(json.readTree(health.body()).at("/components/outbox4j/status").asText()).isEqualTo("UP");
 
-      await().atMost(PATIENCE).until(() -> column("SELECT order_id FROM modulith_shipments")
-          .containsAll(ordersOfThisStart));
-      await().atMost(PATIENCE).until(() -> column("SELECT id FROM modulith_outbox").isEmpty()); // all delivered
+      await("shipments for " + ordersOfThisStart).atMost(PATIENCE)
+          .until(() -> column("SELECT order_id FROM modulith_shipments").containsAll(ordersOfThisStart));
+      await("the outbox emptied by delivery").atMost(PATIENCE)
+          .until(() -> column("SELECT id FROM modulith_outbox").isEmpty());
       assertThat(quarantined(base)).isEmpty();
       modulithOrders.addAll(ordersOfThisStart);
     }

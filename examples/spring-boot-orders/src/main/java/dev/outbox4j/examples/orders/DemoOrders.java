@@ -12,9 +12,9 @@ import org.springframework.stereotype.Component;
 /**
  * At every start, whatever earlier starts left in the database and on the broker: places two orders (new ids each
  * time), and one that is refused and rolls back (so its event never leaves); then awards loyalty points for the first
- * order. Unless {@code orders.loyalty-bound=true}, no queue is bound to that event's routing key ({@link OrdersTopology}
- * removes any binding an earlier start left), so every start adds one quarantined entry, for trying the Actuator
- * endpoint's requeue and discard.
+ * order. Unless {@code orders.loyalty-bound=true}, no queue is bound to that event's routing key
+ * ({@link OrdersTopology} removes any binding an earlier start left), so every start adds one quarantined entry, for
+ * trying the Actuator endpoint's requeue and discard.
  */
 @Component
 @ConditionalOnProperty(name = "orders.demo", havingValue = "true", matchIfMissing = true)
@@ -53,7 +53,7 @@ public class DemoOrders implements ApplicationRunner {
     }
     String base = "http://localhost:" + environment.getProperty("local.server.port", "8080");
     LOG.info("quarantined entries: GET {}/actuator/outbox4j; requeue: POST {}/actuator/outbox4j/<id>; discard:"
-        + " DELETE {}/actuator/outbox4j/<id>; metrics: {}/actuator/prometheus; new order: POST {}/orders?totalCents=999",
-        base, base, base, base, base);
+        + " DELETE {}/actuator/outbox4j/<id>; metrics: {}/actuator/prometheus;"
+        + " new order: POST {}/orders?totalCents=999", base, base, base, base, base);
   }
 }

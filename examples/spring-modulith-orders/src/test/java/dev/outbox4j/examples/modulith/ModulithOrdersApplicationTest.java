@@ -25,8 +25,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The example end to end against the RabbitMQ service: a placed order's externalized event arrives on exchange
- * {@code modulith-orders} with routing key {@code placed}, the shipping module's listener still runs, and a refused order
- * sends nothing.
+ * {@code modulith-orders} with routing key {@code placed}, the shipping module's listener still runs, and a refused
+ * order sends nothing.
  */
 @SpringBootTest(properties = {"orders.demo=false", "orders.queue=",
     "spring.datasource.url=jdbc:h2:mem:modulith-orders-test;DB_CLOSE_DELAY=-1"})
