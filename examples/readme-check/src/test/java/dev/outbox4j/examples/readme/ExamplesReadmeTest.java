@@ -129,18 +129,12 @@ class ExamplesReadmeTest {
       boot.awaitLine(Pattern.compile("billed order " + placed.group(2)), PATIENCE);
       String base = boot.baseUrl();
 
-      HttpResponse<String> order = send("POST", base + "/orders?totalCents=700");
-      assertThat(order.statusCode()).as(order.body()).isEqualTo(201);
+      HttpResponse<String> order = placeOverHttp(base);
       bootOrders.add(json.readTree(order.body()).get("orderId").asText());
       String location = order.headers().firstValue("Location").orElseThrow();
       await("order " + location + " billed").atMost(PATIENCE)
           .until(() -> json.readTree(send("GET", base + location).body()).get("billed").asBoolean());
-      HttpResponse<String> refused = send("POST", base + "/orders?totalCents=-5");
-      assertThat(refused.statusCode()).isEqualTo(400);
-      assertThat(refused.body()).contains("negative total");
-      HttpResponse<String> health = send("GET", base + "/actuator/health");
-      assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
-      assertThat(json.readTree(health.body()).at("/components/outbox4j/status").asText()).isEqualTo("UP");
+      refusesANegativeTotalAndIsHealthy(base);
       HttpResponse<String> prometheus = send("GET", base + "/actuator/prometheus");
       assertThat(prometheus.statusCode()).isEqualTo(200);
       assertThat(prometheus.body()).contains("outbox4j_delivered_total", "outbox4j_quarantined_total");
@@ -187,19 +181,12 @@ class ExamplesReadmeTest {
       Set<String> ordersOfThisStart = new HashSet<>(List.of(placed.group(1), placed.group(2)));
       String base = modulith.baseUrl();
 
-      HttpResponse<String> order = send("POST", base + "/orders?totalCents=700");
-      assertThat(order.statusCode()).as(order.body()).isEqualTo(201);
-      String id = json.readTree(order.body()).get("orderId").asText();
-      ordersOfThisStart.add(id);
+      HttpResponse<String> order = placeOverHttp(base);
+      ordersOfThisStart.add(json.readTree(order.body()).get("orderId").asText());
       HttpResponse<String> read = send("GET", base + order.headers().firstValue("Location").orElseThrow());
       assertThat(read.statusCode()).isEqualTo(200);
       assertThat(json.readTree(read.body()).get("totalCents").asLong()).isEqualTo(700);
-      HttpResponse<String> refused = send("POST", base + "/orders?totalCents=-5");
-      assertThat(refused.statusCode()).isEqualTo(400);
-      assertThat(refused.body()).contains("negative total");
-      HttpResponse<String> health = send("GET", base + "/actuator/health");
-      assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
-      assertThat(json.readTree(health.body()).at("/components/outbox4j/status").asText()).isEqualTo("UP");
+      refusesANegativeTotalAndIsHealthy(base);
 
       await("shipments for " + ordersOfThisStart).atMost(PATIENCE)
           .until(() -> column("SELECT order_id FROM modulith_shipments").containsAll(ordersOfThisStart));
@@ -208,6 +195,23 @@ class ExamplesReadmeTest {
       assertThat(quarantined(base)).isEmpty();
       modulithOrders.addAll(ordersOfThisStart);
     }
+  }
+
+  /** Places an order of 700 cents through the web API, which answers 201 with the order and its location. */
+  private HttpResponse<String> placeOverHttp(String base) throws IOException, InterruptedException {
+    HttpResponse<String> order = send("POST", base + "/orders?totalCents=700");
+    assertThat(order.statusCode()).as(order.body()).isEqualTo(201);
+    return order;
+  }
+
+  /** The web API refuses a negative total with 400 and the reason; health is UP with the outbox4j indicator. */
+  private void refusesANegativeTotalAndIsHealthy(String base) throws IOException, InterruptedException {
+    HttpResponse<String> refused = send("POST", base + "/orders?totalCents=-5");
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body()).contains("negative total");
+    HttpResponse<String> health = send("GET", base + "/actuator/health");
+    assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+    assertThat(json.readTree(health.body()).at("/components/outbox4j/status").asText()).isEqualTo("UP");
   }
 
   private List<JsonNode> quarantined(String base) throws IOException, InterruptedException {
