@@ -103,6 +103,8 @@ class ExamplesReadmeTest {
     assertThat(column("SELECT table_schema || '.' || table_name FROM information_schema.tables"
         + " WHERE table_schema NOT IN ('pg_catalog', 'information_schema')"))
         .as("each example's tables carry its prefix (Modulith's fixed event_publication in schema modulith_events)")
+        .contains("public.boot_outbox", "public.boot_inbox", "public.modulith_outbox",
+            "modulith_events.event_publication")
         .allMatch(table -> table.startsWith("public.boot_") || table.startsWith("public.modulith_")
             || table.equals("modulith_events.event_publication"));
   }
