@@ -45,7 +45,8 @@ public class BillingConsumer {
     Connection connection = DataSourceUtils.getConnection(dataSource);
     try {
       boolean billed = inbox.handleOnce(connection, "billing", messageId, () -> {
-        jdbc.update("INSERT INTO invoices (order_id, total_cents) VALUES (?, ?)", event.orderId(), event.totalCents());
+        jdbc.update("INSERT INTO boot_invoices (order_id, total_cents) VALUES (?, ?)", event.orderId(),
+            event.totalCents());
         return true;
       }).isPresent();
       LOG.info(billed ? "billed order {}" : "order {} was already billed; duplicate skipped", event.orderId());

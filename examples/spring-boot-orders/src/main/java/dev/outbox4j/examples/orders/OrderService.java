@@ -39,7 +39,7 @@ public class OrderService {
    */
   @Transactional
   public void place(String orderId, long totalCents) {
-    jdbc.update("INSERT INTO orders (id, total_cents) VALUES (?, ?)", orderId, totalCents);
+    jdbc.update("INSERT INTO boot_orders (id, total_cents) VALUES (?, ?)", orderId, totalCents);
     events.publishEvent(new OrderPlaced(orderId, totalCents));
     if (totalCents < 0) {
       throw new IllegalArgumentException("order " + orderId + " has a negative total");
@@ -64,8 +64,8 @@ public class OrderService {
    */
   @Transactional(readOnly = true)
   public Optional<Order> find(String orderId) {
-    return jdbc.query("SELECT o.id, o.total_cents, i.order_id AS billed FROM orders o"
-        + " LEFT JOIN invoices i ON i.order_id = o.id WHERE o.id = ?",
+    return jdbc.query("SELECT o.id, o.total_cents, i.order_id AS billed FROM boot_orders o"
+        + " LEFT JOIN boot_invoices i ON i.order_id = o.id WHERE o.id = ?",
         (row, n) -> new Order(row.getString("id"), row.getLong("total_cents"), row.getString("billed") != null),
         orderId).stream().findFirst();
   }

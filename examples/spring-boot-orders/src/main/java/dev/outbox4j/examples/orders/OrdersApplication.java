@@ -1,11 +1,6 @@
 package dev.outbox4j.examples.orders;
 
 import dev.outbox4j.spring.OutboxEventRoute;
-import org.springframework.amqp.core.Binding;
-import org.springframework.amqp.core.BindingBuilder;
-import org.springframework.amqp.core.Declarables;
-import org.springframework.amqp.core.DirectExchange;
-import org.springframework.amqp.core.Queue;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -16,7 +11,7 @@ import org.springframework.context.annotation.Bean;
  * outbox4j starter writes the event to the outbox in that transaction and its relay delivers it to RabbitMQ;
  * {@link BillingConsumer} receives it and bills the order exactly once through the inbox. {@link OrdersController} is
  * the web API; Actuator shows the outbox's health, its quarantined entries (requeue, discard) and its meters
- * (Prometheus).
+ * (Prometheus). {@link OrdersTopology} declares the example's own exchange and queues afresh at every start.
  */
 @SpringBootApplication
 public class OrdersApplication {
@@ -44,25 +39,5 @@ public class OrdersApplication {
   @Bean
   OutboxEventRoute<LoyaltyPointsAwarded> loyaltyRoute(@Value("${orders.exchange}") String exchange) {
     return OutboxEventRoute.of(LoyaltyPointsAwarded.class, exchange + "/loyalty", LoyaltyPointsAwarded::orderId);
-  }
-
-  /**
-   * @param exchange the exchange
-   * @param queue the billing queue
-   * @param loyaltyQueue the loyalty queue, bound to routing key {@code loyalty}; empty (the default) for none, so
-   *     loyalty events are unroutable and end up quarantined
-   * @return the exchange, the billing queue and their binding (and the loyalty queue's), declared by Spring AMQP
-   */
-  @Bean
-  Declarables ordersTopology(@Value("${orders.exchange}") String exchange, @Value("${orders.queue}") String queue,
-      @Value("${orders.loyalty-queue:}") String loyaltyQueue) {
-    DirectExchange orders = new DirectExchange(exchange, true, false);
-    Queue billing = new Queue(queue, true);
-    Binding placed = BindingBuilder.bind(billing).to(orders).with("placed");
-    if (loyaltyQueue.isBlank()) {
-      return new Declarables(orders, billing, placed);
-    }
-    Queue loyalty = new Queue(loyaltyQueue, true);
-    return new Declarables(orders, billing, placed, loyalty, BindingBuilder.bind(loyalty).to(orders).with("loyalty"));
   }
 }

@@ -43,12 +43,14 @@ class OrdersApplicationTest {
   static void uniqueNames(DynamicPropertyRegistry registry) {
     registry.add("orders.exchange", () -> "orders-test-" + RUN);
     registry.add("orders.queue", () -> "orders-billing-test-" + RUN);
+    registry.add("orders.loyalty-queue", () -> "orders-loyalty-test-" + RUN);
     registry.add("spring.datasource.url", () -> "jdbc:h2:mem:orders-" + RUN + ";DB_CLOSE_DELAY=-1");
   }
 
   @AfterAll
   void deleteBrokerObjects() {
     admin.deleteQueue("orders-billing-test-" + RUN);
+    admin.deleteQueue("orders-loyalty-test-" + RUN);
     admin.deleteExchange("orders-test-" + RUN);
   }
 
@@ -61,7 +63,7 @@ class OrdersApplicationTest {
 
     await().atMost(Duration.ofSeconds(15)).until(() -> invoices(paid) == 1);
     assertThat(invoices(refused)).isZero();
-    assertThat(jdbc.queryForObject("SELECT count(*) FROM orders WHERE id = ?", Long.class, refused)).isZero();
+    assertThat(jdbc.queryForObject("SELECT count(*) FROM boot_orders WHERE id = ?", Long.class, refused)).isZero();
   }
 
   @Test
@@ -70,7 +72,7 @@ class OrdersApplicationTest {
     orders.place(order, 500);
     await().atMost(Duration.ofSeconds(15)).until(() -> invoices(order) == 1);
 
-    String messageId = jdbc.queryForObject("SELECT message_id FROM outbox4j_inbox", String.class);
+    String messageId = jdbc.queryForObject("SELECT message_id FROM boot_inbox", String.class);
     rabbit.send("", queue, MessageBuilder.withBody(("{\"orderId\":\"" + order + "\",\"totalCents\":500}").getBytes())
         .setMessageId(messageId).build());
     rabbit.send("", queue, MessageBuilder.withBody("{\"orderId\":\"marker\",\"totalCents\":1}".getBytes())
@@ -80,6 +82,6 @@ class OrdersApplicationTest {
   }
 
   private long invoices(String order) {
-    return jdbc.queryForObject("SELECT count(*) FROM invoices WHERE order_id = ?", Long.class, order);
+    return jdbc.queryForObject("SELECT count(*) FROM boot_invoices WHERE order_id = ?", Long.class, order);
   }
 }

@@ -25,8 +25,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The example end to end against the RabbitMQ service: a placed order's externalized event arrives on exchange
- * {@code orders} with routing key {@code placed}, the shipping module's listener still runs, and a refused order
- * sends nothing.
+ * {@code modulith-orders} with routing key {@code placed}, the shipping module's listener still runs, and a refused
+ * order sends nothing.
  */
 @SpringBootTest(properties = {"orders.demo=false", "orders.queue=",
     "spring.datasource.url=jdbc:h2:mem:modulith-orders-test;DB_CLOSE_DELAY=-1"})
@@ -45,9 +45,9 @@ class ModulithOrdersApplicationTest {
     factory.setHost("127.0.0.1");
     rabbit = factory.newConnection();
     Channel channel = rabbit.createChannel();
-    channel.exchangeDeclare("orders", "direct", true);
+    channel.exchangeDeclare("modulith-orders", "direct", true);
     String queue = channel.queueDeclare().getQueue();
-    channel.queueBind(queue, "orders", "placed");
+    channel.queueBind(queue, "modulith-orders", "placed");
     channel.basicConsume(queue, true, new DefaultConsumer(channel) {
       @Override
       public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
@@ -68,7 +68,7 @@ class ModulithOrdersApplicationTest {
     await().atMost(Duration.ofSeconds(15))
         .until(() -> received.contains("{\"orderId\":\"" + placed + "\",\"totalCents\":1999}"));
     await().atMost(Duration.ofSeconds(15)).until(() -> jdbc.queryForObject(
-        "SELECT count(*) FROM shipments WHERE order_id = ?", Long.class, placed) == 1);
+        "SELECT count(*) FROM modulith_shipments WHERE order_id = ?", Long.class, placed) == 1);
   }
 
   @Test
@@ -79,6 +79,6 @@ class ModulithOrdersApplicationTest {
     await().atMost(Duration.ofSeconds(15)).until(() -> received.stream().anyMatch(body -> body.contains(later)));
     assertThat(received).noneMatch(body -> body.contains("\"totalCents\":-1"));
     await().atMost(Duration.ofSeconds(15)).until(() -> jdbc.queryForObject(
-        "SELECT count(*) FROM outbox4j_outbox", Long.class) == 0); // deleted on delivery; the refused one never existed
+        "SELECT count(*) FROM modulith_outbox", Long.class) == 0); // deleted on delivery; the refused one never existed
   }
 }

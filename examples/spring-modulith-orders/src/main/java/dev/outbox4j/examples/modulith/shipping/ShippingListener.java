@@ -16,6 +16,6 @@ class ShippingListener {
 
   @ApplicationModuleListener
   void on(OrderPlaced placed) {
-    jdbc.update("INSERT INTO shipments (order_id) VALUES (?)", placed.orderId());
+    jdbc.update("INSERT INTO modulith_shipments (order_id) VALUES (?)", placed.orderId());
   }
 }
