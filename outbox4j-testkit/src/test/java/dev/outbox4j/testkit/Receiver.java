@@ -42,7 +42,7 @@ final class Receiver {
     if (latest != null && latest.index() > message.index()) {
       return earlier == 0
           ? "[key-order] the first copy of " + message.label() + " lands after " + latest.label() + " of its key"
-          : "[late-copy] a copy of " + message.label() + " (its " + (earlier + 1) + "th) lands after "
+          : "[late-copy] a copy of " + message.label() + " (copy " + (earlier + 1) + ") lands after "
               + latest.label() + " of its key: a late copy overtook";
     }
     if (latest == null || message.index() > latest.index()) {

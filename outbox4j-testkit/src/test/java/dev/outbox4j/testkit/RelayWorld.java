@@ -89,7 +89,8 @@ final class RelayWorld implements AutoCloseable {
   }
 
   /** One delivery a relay made, and what the destination answered. */
-  private record Delivery(UUID id, String destination, String answer, boolean ownFault, boolean refused) {}
+  private record Delivery(UUID id, String destination, String answer, boolean ownFault, boolean refused,
+      boolean confirmed) {}
 
   private final SettableClock clock = SettableClock.atFixedStart();
   private final InMemoryOutboxStore store = InMemoryOutboxStore.builder().withClock(clock)
@@ -123,7 +124,8 @@ final class RelayWorld implements AutoCloseable {
     List<Answer> script = List.of(Answer.CONFIRM);
     int cursor;
     final List<Delivery> deliveries = new ArrayList<>();
-    /** Destinations whose latest retryable failure at this relay came after its latest confirmation there. */
+    /** Destinations whose latest retryable failure at this relay came after its latest confirmation there (as of its
+     * latest recorded pass). */
     final Set<String> failedSinceConfirmed = new HashSet<>();
     @Nullable Thread frozenPass;
     @Nullable Throwable passError;
@@ -209,18 +211,15 @@ final class RelayWorld implements AutoCloseable {
       Instant confirmed = lastConfirmed.get(destination);
       boolean toldApart = outage == Outage.SILENT && confirmed != null && !confirmed.isBefore(now.minus(OUTAGE_CAP));
       relay.deliveries.add(new Delivery(sent.id(), destination, outage == Outage.ANNOUNCED ? "unavailable" : "503",
-          toldApart, false));
-      relay.failedSinceConfirmed.add(destination);
+          toldApart, false, false));
       return CompletableFuture.completedFuture(outage == Outage.ANNOUNCED
           ? DeliveryOutcome.unavailable("connection refused: " + destination + " is down")
           : DeliveryOutcome.retryable("HTTP 503 from " + destination));
     }
     Answer answer = relay.nextAnswer();
     boolean own = answer != Answer.CONFIRM && answer != Answer.REFUSE;
-    relay.deliveries.add(new Delivery(sent.id(), destination, answer.describe(), own, answer == Answer.REFUSE));
-    if (own) {
-      relay.failedSinceConfirmed.add(destination);
-    }
+    relay.deliveries.add(new Delivery(sent.id(), destination, answer.describe(), own, answer == Answer.REFUSE,
+        answer == Answer.CONFIRM));
     if (answer == Answer.FAIL_LANDS_LATER || answer == Answer.LATE) {
       receiver.onItsWay(sent, now.plus(ANSWER_TIME));
     }
@@ -228,7 +227,6 @@ final class RelayWorld implements AutoCloseable {
       case CONFIRM -> {
         land(sent);
         lastConfirmed.put(destination, now);
-        relay.failedSinceConfirmed.remove(destination);
         yield CompletableFuture.completedFuture(DeliveryOutcome.delivered());
       }
       case REFUSE -> CompletableFuture.completedFuture(DeliveryOutcome.permanent("422: " + sent.label() + " refused"));
@@ -394,6 +392,13 @@ final class RelayWorld implements AutoCloseable {
       tell(relay.name + "'s pass" + note + ": claims " + labels(claims) + ", sends " + describe(relay.deliveries)
           + " -> " + changes(before, after) + (pausedAfter.isEmpty() ? "" : "; paused: " + sorted(pausedAfter)));
     }
+    for (Delivery delivery : relay.deliveries) {
+      if (delivery.confirmed()) {
+        relay.failedSinceConfirmed.remove(delivery.destination());
+      } else if (!delivery.refused()) {
+        relay.failedSinceConfirmed.add(delivery.destination());
+      }
+    }
     Map<UUID, List<Delivery>> byEntry = new HashMap<>();
     relay.deliveries.forEach(d -> byEntry.computeIfAbsent(d.id(), id -> new ArrayList<>()).add(d));
     for (Claim claim : claims) {
@@ -495,6 +500,9 @@ final class RelayWorld implements AutoCloseable {
       }
     }
     for (RelayHandle relay : relays) {
+      if (relay.frozen()) {
+        continue; // it has not judged what it sent yet
+      }
       for (DestinationStatus paused : relay.relay.pausedDestinations()) {
         if (!relay.failedSinceConfirmed.contains(paused.destination())) {
           violations.add("[lane] " + relay.name + " holds " + paused.destination() + " paused (" + paused.cause()
