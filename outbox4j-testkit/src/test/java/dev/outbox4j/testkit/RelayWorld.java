@@ -93,6 +93,7 @@ final class RelayWorld implements AutoCloseable {
       boolean confirmed) {}
 
   private final SettableClock clock = SettableClock.atFixedStart();
+  private final Instant start = clock.instant();
   private final InMemoryOutboxStore store = InMemoryOutboxStore.builder().withClock(clock)
       .withRetention(Retention.keepFor(Duration.ofDays(1))).build();
   private final Receiver receiver = new Receiver();
@@ -124,8 +125,7 @@ final class RelayWorld implements AutoCloseable {
     List<Answer> script = List.of(Answer.CONFIRM);
     int cursor;
     final List<Delivery> deliveries = new ArrayList<>();
-    /** Destinations whose latest retryable failure at this relay came after its latest confirmation there (as of its
-     * latest recorded pass). */
+    /** Destinations that failed at this relay since they last confirmed there, as of its latest recorded pass. */
     final Set<String> failedSinceConfirmed = new HashSet<>();
     @Nullable Thread frozenPass;
     @Nullable Throwable passError;
@@ -564,7 +564,7 @@ final class RelayWorld implements AutoCloseable {
   }
 
   private String since(Instant instant) {
-    return "+" + Duration.between(SettableClock.atFixedStart().instant(), instant).toMillis() + " ms";
+    return "+" + Duration.between(start, instant).toMillis() + " ms";
   }
 
   private void tell(String line) {
