@@ -1,5 +1,6 @@
 package dev.outbox4j.testkit;
 
+import dev.outbox4j.testkit.ActionChains.Step;
 import dev.outbox4j.testkit.RelayWorld.Answer;
 import dev.outbox4j.testkit.RelayWorld.Outage;
 import dev.outbox4j.testkit.RelayWorld.Write;
@@ -9,8 +10,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
@@ -98,29 +97,6 @@ class RelayProtocolPropertyTest {
 
   // ------------------------------------------------------------------------------------------------ drawing actions
 
-  /** One action of a chain: a line of the story, when it applies, and what it does. */
-  private record Step(String describe, Predicate<RelayWorld> precondition, Consumer<RelayWorld> body)
-      implements ActionChains.Action<RelayWorld> {
-    static Step always(String describe, Consumer<RelayWorld> body) {
-      return new Step(describe, world -> true, body);
-    }
-
-    @Override
-    public boolean possible(RelayWorld world) {
-      return precondition.test(world);
-    }
-
-    @Override
-    public void run(RelayWorld world) {
-      body.accept(world);
-    }
-
-    @Override
-    public String toString() {
-      return describe;
-    }
-  }
-
   /** The kinds of action and how often each is drawn (out of their sum). */
   private enum Kind {
     WRITE(6), PASS(10), FREEZE(1), WAKE(1), KILL(1), OUTAGE(3), JUMP(5), LAND(2), SETTLE(1);
@@ -132,7 +108,7 @@ class RelayProtocolPropertyTest {
     }
 
     static Kind draw(Random random) {
-      return weighted(random, values(), kind -> kind.weight);
+      return ActionChains.weighted(random, values(), kind -> kind.weight);
     }
   }
 
@@ -143,7 +119,7 @@ class RelayProtocolPropertyTest {
       case FREEZE -> freeze(random);
       case WAKE -> {
         int relay = random.nextInt(RelayWorld.RELAYS.size());
-        yield new Step(RelayWorld.RELAYS.get(relay) + " wakes up", world -> world.isFrozen(relay),
+        yield Step.when(RelayWorld.RELAYS.get(relay) + " wakes up", world -> world.isFrozen(relay),
             world -> world.wake(relay));
       }
       case KILL -> {
@@ -154,14 +130,14 @@ class RelayProtocolPropertyTest {
       case JUMP -> jump(random);
       case LAND -> {
         int index = random.nextInt(10);
-        yield new Step("a late copy lands (" + index + ")", RelayWorld::hasCopiesOnTheWay,
+        yield Step.when("a late copy lands (" + index + ")", RelayWorld::hasCopiesOnTheWay,
             world -> world.landOne(index));
       }
       case SETTLE -> Step.always("everything settles", RelayWorld::settle);
     };
   }
 
-  private static Step write(Random random) {
+  private static Step<RelayWorld> write(Random random) {
     int count = 1 + random.nextInt(3);
     List<Write> writes = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -174,7 +150,7 @@ class RelayProtocolPropertyTest {
     int length = 1 + random.nextInt(3);
     List<Answer> script = new ArrayList<>(length);
     for (int i = 0; i < length; i++) {
-      script.add(weighted(random, Answer.values(), answer -> switch (answer) {
+      script.add(ActionChains.weighted(random, Answer.values(), answer -> switch (answer) {
         case CONFIRM -> 8;
         case FAIL -> 3;
         case FAIL_LANDS_LATER -> 2; // a late copy at no real time's cost (a late answer waits the delivery timeout)
@@ -184,21 +160,21 @@ class RelayProtocolPropertyTest {
     return script;
   }
 
-  private static Step pass(Random random) {
+  private static Step<RelayWorld> pass(Random random) {
     int relay = random.nextInt(RelayWorld.RELAYS.size());
     List<Answer> script = script(random);
-    return new Step(RelayWorld.RELAYS.get(relay) + " runs a pass, answers " + describe(script),
+    return Step.when(RelayWorld.RELAYS.get(relay) + " runs a pass, answers " + describe(script),
         world -> !world.isFrozen(relay), world -> world.pass(relay, script));
   }
 
-  private static Step freeze(Random random) {
+  private static Step<RelayWorld> freeze(Random random) {
     int relay = random.nextInt(RelayWorld.RELAYS.size());
     List<Answer> script = script(random);
-    return new Step(RelayWorld.RELAYS.get(relay) + " runs a pass, answers " + describe(script)
+    return Step.when(RelayWorld.RELAYS.get(relay) + " runs a pass, answers " + describe(script)
         + ", and freezes before recording", world -> !world.isFrozen(relay), world -> world.passAndFreeze(relay, script));
   }
 
-  private static Step outage(Random random) {
+  private static Step<RelayWorld> outage(Random random) {
     String destination = oneOf(random, RelayWorld.DESTINATIONS);
     int pick = random.nextInt(3);
     if (pick == 0) {
@@ -208,7 +184,7 @@ class RelayProtocolPropertyTest {
     return Step.always(destination + " goes down (" + how + ")", world -> world.startOutage(destination, how));
   }
 
-  private static Step jump(Random random) {
+  private static Step<RelayWorld> jump(Random random) {
     Duration amount = oneOf(random, List.of(Duration.ofMillis(10), RelayWorld.ANSWER_TIME.plusMillis(10),
         RelayWorld.OUTAGE_BASE.plusSeconds(1), RelayWorld.OUTAGE_CAP.plusSeconds(1), RelayWorld.LEASE.plusSeconds(1)));
     return Step.always("the clock jumps " + amount.toMillis() + " ms", world -> world.jump(amount));
@@ -222,18 +198,5 @@ class RelayProtocolPropertyTest {
     return values.get(random.nextInt(values.size()));
   }
 
-  private static <T> T weighted(Random random, T[] values, java.util.function.ToIntFunction<T> weight) {
-    int total = 0;
-    for (T value : values) {
-      total += weight.applyAsInt(value);
-    }
-    int pick = random.nextInt(total);
-    for (T value : values) {
-      pick -= weight.applyAsInt(value);
-      if (pick < 0) {
-        return value;
-      }
-    }
-    throw new IllegalStateException("weights changed while drawing");
-  }
+
 }
