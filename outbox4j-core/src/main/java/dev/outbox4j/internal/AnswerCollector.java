@@ -146,6 +146,7 @@ final class AnswerCollector {
       deliveries.add(delivery);
       delivery.outcome.whenComplete((outcome, error) -> {
         delivery.answeredAt = System.nanoTime();
+        delivery.answeredOn = settings.clock().instant();
         inFlight.release();
       });
       if (lane != null) {

@@ -47,6 +47,11 @@ final class Delivery {
    */
   volatile @Nullable Instant sendStartedAt;
   volatile long answeredAt;
+  /**
+   * When the answer arrived, on the relay's clock: what a confirmation counts from in the outage judgement, however
+   * long the pass then takes to record it; {@code null} until then.
+   */
+  volatile @Nullable Instant answeredOn;
 
   Delivery(Claim claim, long sentAt, long deadline, @Nullable AtomicBatches lane) {
     this.claim = claim;

@@ -203,20 +203,19 @@ final class DestinationGates {
    * Judges a finished pass, destination by destination: resumes those that confirmed a delivery, pauses those whose
    * failures are an outage.
    *
-   * @param confirmed deliveries the transport confirmed in the pass, by destination
+   * @param confirmed the destinations that confirmed a delivery in the pass, with when their latest confirmation
+   *     arrived
    * @param retryable the pass's deliveries that failed retryably, with their outcomes
    * @return the destinations whose retryable failures are an outage (charged to nobody), and the entries whose failures
    *     are their own (charged an attempt); any other failure is undecided: charged to nobody, retried on schedule
    */
-  synchronized DestinationHealth.Verdicts judge(Map<String, Integer> confirmed, List<Failure> retryable) {
+  synchronized DestinationHealth.Verdicts judge(Map<String, Instant> confirmed, List<Failure> retryable) {
     Instant now = clock.instant();
     for (Gate gate : gates.values()) {
       gate.probeSentAt = null; // the pass is over: every probe it sent has its answers
     }
-    for (Map.Entry<String, Integer> entry : confirmed.entrySet()) {
-      if (entry.getValue() > 0) {
-        flowing(entry.getKey(), now);
-      }
+    for (String destination : confirmed.keySet()) {
+      flowing(destination, now);
     }
     List<DestinationHealth.Failure> evidence = new ArrayList<>(retryable.size());
     for (Failure failure : retryable) {

@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * outage and its head was charged until quarantined; and a destination that refuses some messages and takes the rest
  * (the demo's {@code legacy-erp}) often has a pass holding only refusals, which was taken for an outage, so it flapped
  * paused and resumed and its refused messages were never charged. Status codes are no better evidence: that endpoint
- * answers 503 to the messages it refuses. So each destination keeps, across passes: when it last confirmed a message,
- * since when it has been failing, and which entries failed since its last confirmation; this relay also remembers when
+ * answers 503 to the messages it refuses. So each destination keeps, across passes: when it last confirmed a message
+ * (when the answer arrived, not when its pass recorded it: a pass that stood still in between must not make an old
+ * confirmation look recent), since when it has been failing, and which entries failed since its last confirmation; this relay also remembers when
  * each entry last failed.
  *
  * <h2>The rule</h2>
@@ -98,21 +99,24 @@ final class DestinationHealth {
   /**
    * Takes in a finished pass and judges its retryable failures.
    *
-   * @param confirmed deliveries confirmed in the pass, by destination
+   * @param confirmed the destinations that confirmed a delivery in the pass, with when their latest confirmation
+   *     arrived (the confirmation counts from then, not from {@code now}: a pass that stood still before recording it
+   *     must not make an old confirmation look recent)
    * @param failures the pass's retryable failures
    * @param paused whether a destination is paused for an outage
    * @param now the relay's clock
    * @return the verdicts
    */
-  synchronized Verdicts judge(Map<String, Integer> confirmed, List<Failure> failures, Predicate<String> paused,
+  synchronized Verdicts judge(Map<String, Instant> confirmed, List<Failure> failures, Predicate<String> paused,
       Instant now) {
-    for (Map.Entry<String, Integer> entry : confirmed.entrySet()) {
-      if (entry.getValue() > 0) {
-        Evidence evidence = destinations.computeIfAbsent(entry.getKey(), d -> new Evidence());
-        evidence.lastConfirmed = now;
-        evidence.failingSince = null;
-        evidence.failedSince.clear();
+    for (Map.Entry<String, Instant> entry : confirmed.entrySet()) {
+      Evidence evidence = destinations.computeIfAbsent(entry.getKey(), d -> new Evidence());
+      Instant arrived = entry.getValue().isAfter(now) ? now : entry.getValue();
+      if (evidence.lastConfirmed == null || arrived.isAfter(evidence.lastConfirmed)) {
+        evidence.lastConfirmed = arrived;
       }
+      evidence.failingSince = null;
+      evidence.failedSince.clear();
     }
     Map<String, List<Failure>> byDestination = new LinkedHashMap<>();
     for (Failure failure : failures) {
@@ -123,7 +127,7 @@ final class DestinationHealth {
     for (Map.Entry<String, List<Failure>> entry : byDestination.entrySet()) {
       String destination = entry.getKey();
       List<Failure> failing = entry.getValue();
-      if (confirmed.getOrDefault(destination, 0) > 0) {
+      if (confirmed.containsKey(destination)) {
         failing.stream().filter(f -> !f.transportUnavailable()).forEach(f -> charged.add(f.entryId()));
       } else if (judgeUnconfirmed(destination, failing, paused.test(destination), now, charged)) {
         down.add(destination);

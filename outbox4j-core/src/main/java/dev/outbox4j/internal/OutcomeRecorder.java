@@ -70,7 +70,8 @@ final class OutcomeRecorder {
 
   /** What a pass learnt so far: confirmations by destination, and the retryable failures kept for its end. */
   static final class PassOutcomes {
-    final Map<String, Integer> confirmed = new HashMap<>();
+    /** When each destination's latest confirmation in the pass arrived, on the relay's clock. */
+    final Map<String, Instant> confirmed = new HashMap<>();
     final List<Delivery> retryable = new ArrayList<>();
     private int storeFailuresInARow;
   }
@@ -105,7 +106,9 @@ final class OutcomeRecorder {
           + " unknown; once their lease ends, the claim that takes them over asks the transport what landed");
     }
     for (Delivery delivery : confirmed) {
-      outcomes.confirmed.merge(delivery.claim.message().destination(), 1, Integer::sum);
+      Instant arrived = delivery.answeredOn;
+      outcomes.confirmed.merge(delivery.claim.message().destination(),
+          arrived != null ? arrived : settings.clock().instant(), (a, b) -> a.isAfter(b) ? a : b);
     }
     RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
     if (!unsent.isEmpty()) {

@@ -5,8 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -86,6 +89,63 @@ final class ActionChains<W> {
      * @throws AssertionError when an invariant is broken
      */
     void run(W world);
+  }
+
+  /**
+   * A step made of its parts, as the properties draw them.
+   *
+   * @param describe its line of the story
+   * @param precondition when it applies
+   * @param concurrent whether it runs calls on several threads together
+   * @param body what it does
+   * @param <W> the world it acts on
+   */
+  record Step<W>(String describe, Predicate<W> precondition, boolean concurrent, Consumer<W> body)
+      implements Action<W> {
+    /** @return a step that always applies and runs on one thread */
+    static <W> Step<W> always(String describe, Consumer<W> body) {
+      return new Step<>(describe, world -> true, false, body);
+    }
+
+    /** @return a step that applies when the precondition holds and runs on one thread */
+    static <W> Step<W> when(String describe, Predicate<W> precondition, Consumer<W> body) {
+      return new Step<>(describe, precondition, false, body);
+    }
+
+    @Override
+    public boolean possible(W world) {
+      return precondition.test(world);
+    }
+
+    @Override
+    public void run(W world) {
+      body.accept(world);
+    }
+
+    @Override
+    public String toString() {
+      return describe;
+    }
+  }
+
+  /**
+   * Draws one of the values, each as often as its weight says (out of their sum).
+   *
+   * @param weight a value's weight, zero or more; their sum must be positive
+   */
+  static <T> T weighted(Random random, T[] values, ToIntFunction<T> weight) {
+    int total = 0;
+    for (T value : values) {
+      total += weight.applyAsInt(value);
+    }
+    int pick = random.nextInt(total);
+    for (T value : values) {
+      pick -= weight.applyAsInt(value);
+      if (pick < 0) {
+        return value;
+      }
+    }
+    throw new IllegalStateException("weights changed while drawing");
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.outbox4j.testkit;
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
+import dev.outbox4j.testkit.ActionChains.Step;
 import dev.outbox4j.testkit.ProtocolModel.Outcome;
 import dev.outbox4j.testkit.ProtocolWorld.Move;
 import dev.outbox4j.testkit.ProtocolWorld.Write;
@@ -14,8 +15,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -121,29 +120,6 @@ public abstract class ClaimProtocolProperty {
 
   // ------------------------------------------------------------------------------------------------ drawing actions
 
-  /** One action of a chain: a line of the story, when it applies, and what it does. */
-  private record Step(String describe, Predicate<ProtocolWorld> precondition, boolean concurrent,
-      Consumer<ProtocolWorld> body) implements ActionChains.Action<ProtocolWorld> {
-    static Step always(String describe, Consumer<ProtocolWorld> body) {
-      return new Step(describe, world -> true, false, body);
-    }
-
-    @Override
-    public boolean possible(ProtocolWorld world) {
-      return precondition.test(world);
-    }
-
-    @Override
-    public void run(ProtocolWorld world) {
-      body.accept(world);
-    }
-
-    @Override
-    public String toString() {
-      return describe;
-    }
-  }
-
   /** The kinds of action and how often each is drawn (out of their sum). */
   private enum Kind {
     WRITE(6), CLAIM(8), END(8), RELAY_LIFE(1), JUMP(4), OPERATE(5), PAUSE(1), PURGE(1), CLAIM_TOGETHER(3),
@@ -156,18 +132,7 @@ public abstract class ClaimProtocolProperty {
     }
 
     static Kind draw(Random random) {
-      int total = 0;
-      for (Kind kind : values()) {
-        total += kind.weight;
-      }
-      int pick = random.nextInt(total);
-      for (Kind kind : values()) {
-        pick -= kind.weight;
-        if (pick < 0) {
-          return kind;
-        }
-      }
-      throw new IllegalStateException("weights changed while drawing");
+      return ActionChains.weighted(random, values(), kind -> kind.weight);
     }
   }
 
@@ -202,7 +167,7 @@ public abstract class ClaimProtocolProperty {
     return 1 + random.nextInt(4);
   }
 
-  private static Step write(Random random) {
+  private static Step<ProtocolWorld> write(Random random) {
     int count = 1 + random.nextInt(3);
     List<Write> writes = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -213,48 +178,48 @@ public abstract class ClaimProtocolProperty {
         world -> world.write(writes, commit));
   }
 
-  private Step claim(Random random) {
+  private Step<ProtocolWorld> claim(Random random) {
     int relay = relay(random);
     int limit = limit(random);
     int run = run(random);
-    return new Step(ProtocolWorld.RELAYS.get(relay) + " claims up to " + limit + " (runs of " + run + ")",
+    return new Step<>(ProtocolWorld.RELAYS.get(relay) + " claims up to " + limit + " (runs of " + run + ")",
         world -> !world.isFrozen(relay), false, world -> world.claim(relay, limit, run));
   }
 
-  private static Step end(Random random) {
+  private static Step<ProtocolWorld> end(Random random) {
     int relay = relay(random);
     int pick = random.nextInt(10);
     Outcome outcome = pick < 5 ? Outcome.DELIVERED : pick < 7 ? Outcome.FAILED : pick < 8 ? Outcome.POSTPONED
         : pick < 9 ? Outcome.QUARANTINED : Outcome.RELEASED;
     Duration backoff = oneOf(random, List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(20)));
-    return new Step(ProtocolWorld.RELAYS.get(relay) + " records " + outcome + " for its oldest batch (backoff "
+    return new Step<>(ProtocolWorld.RELAYS.get(relay) + " records " + outcome + " for its oldest batch (backoff "
         + backoff.toSeconds() + " s)", world -> world.holdsClaims(relay) && !world.isFrozen(relay), false,
         world -> world.end(relay, outcome, backoff));
   }
 
-  private static Step relayLife(Random random) {
+  private static Step<ProtocolWorld> relayLife(Random random) {
     int relay = relay(random);
     String name = ProtocolWorld.RELAYS.get(relay);
     return switch (random.nextInt(3)) {
       case 0 -> Step.always(name + " dies", world -> world.die(relay));
-      case 1 -> new Step(name + " freezes", world -> !world.isFrozen(relay), false, world -> world.freeze(relay));
-      default -> new Step(name + " wakes up", world -> world.isFrozen(relay), false, world -> world.thaw(relay));
+      case 1 -> new Step<>(name + " freezes", world -> !world.isFrozen(relay), false, world -> world.freeze(relay));
+      default -> new Step<>(name + " wakes up", world -> world.isFrozen(relay), false, world -> world.thaw(relay));
     };
   }
 
-  private static Step jump(Random random) {
+  private static Step<ProtocolWorld> jump(Random random) {
     Duration amount = oneOf(random, List.of(Duration.ofSeconds(1), ProtocolModel.ANSWER_TIME.plusSeconds(1),
         ProtocolWorld.LEASE.plusSeconds(1), Duration.ofMinutes(3)));
     return Step.always("the clock jumps " + amount.toSeconds() + " s", world -> world.jump(amount));
   }
 
-  private static Step operate(Random random) {
+  private static Step<ProtocolWorld> operate(Random random) {
     Move move = oneOf(random, List.of(Move.values()));
     int target = random.nextInt(10);
     return Step.always("the operator: " + move + " (target " + target + ")", world -> world.operate(move, target));
   }
 
-  private static Step pause(Random random) {
+  private static Step<ProtocolWorld> pause(Random random) {
     String destination = oneOf(random, ProtocolWorld.DESTINATIONS);
     boolean pause = random.nextBoolean();
     return Step.always("the operator " + (pause ? "pauses " : "resumes ") + destination, world -> {
@@ -266,22 +231,22 @@ public abstract class ClaimProtocolProperty {
     });
   }
 
-  private Step claimTogether(Random random) {
+  private Step<ProtocolWorld> claimTogether(Random random) {
     int first = relay(random);
     int second = relay(random);
     int limit = limit(random);
     int run = run(random);
-    return new Step("two relays claim at once, up to " + limit + " (runs of " + run + ")", world -> true, true,
+    return new Step<>("two relays claim at once, up to " + limit + " (runs of " + run + ")", world -> true, true,
         world -> world.claimTogether(first, second, limit, run));
   }
 
-  private Step claimDuringOperator(Random random) {
+  private Step<ProtocolWorld> claimDuringOperator(Random random) {
     int relay = relay(random);
     int limit = limit(random);
     int run = run(random);
     Move move = random.nextBoolean() ? Move.PARK_WAITING : Move.DISCARD_WAITING;
     int target = random.nextInt(10);
-    return new Step(ProtocolWorld.RELAYS.get(relay) + " claims up to " + limit + " (runs of " + run
+    return new Step<>(ProtocolWorld.RELAYS.get(relay) + " claims up to " + limit + " (runs of " + run
         + ") while the operator " + move + " (target " + target + ")", world -> !world.isFrozen(relay), true,
         world -> world.claimDuringOperator(relay, limit, run, move, target));
   }

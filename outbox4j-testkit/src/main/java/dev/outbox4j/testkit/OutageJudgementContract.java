@@ -209,4 +209,28 @@ public abstract class OutageJudgementContract {
       assertThat(entry.quarantineReason()).startsWith("gave up after 3 attempts").contains("HTTP 503");
     }
   }
+
+  @Test
+  public final void a_confirmation_counts_from_when_it_arrived_not_from_when_its_pass_recorded_it() {
+    Duration window = Duration.ofSeconds(4);
+    write("crm", "customer-1", "confirmed at the pass's start");
+    write("slow-erp", "order-1", "answered only after the window");
+    AtomicBoolean crmDown = new AtomicBoolean();
+    Relay relay = Relay.builder(store, InProcessTransport.of(m -> {
+      if (m.destination().equals("slow-erp")) {
+        clock.advance(window.plusSeconds(1)); // the pass stands still, as in a long GC pause, before it records
+        return DeliveryOutcome.delivered();
+      }
+      return crmDown.get() ? DeliveryOutcome.retryable("HTTP 503 from crm") : DeliveryOutcome.delivered();
+    })).withClock(clock).withRetryPolicy(THREE_ATTEMPTS).withOutageBackoff(Duration.ofSeconds(1), window).build();
+
+    relay.flush();
+    UUID refused = write("crm", "customer-2", "refused right after the pass");
+    crmDown.set(true);
+    relay.flush();
+
+    assertThat(store.find(refused).orElseThrow().attempts())
+        .as("crm last confirmed a message more than the window ago: its 503 is no evidence against this message")
+        .isZero();
+  }
 }
