@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a starting relay says it does, once, at INFO on the logger {@value #LOGGER}: each transport with its mode, its
@@ -66,37 +67,33 @@ final class StartReport {
       lines.add("transport " + settings.name() + " (" + settings.type() + "): mode " + mode + ", answer bound "
           + DurationFormat.format(bound) + boundOrigin(settings, atomic) + ", destinations " + destinations);
     }
-    Duration configuredTimeout = config.relay().deliveryTimeout();
-    Duration timeout;
-    String timeoutOrigin;
-    if (configuredTimeout != null) {
-      timeout = configuredTimeout;
-      timeoutOrigin = "config relay.delivery-timeout";
-    } else if (longest.compareTo(RelayBuilder.DEFAULT_DELIVERY_TIMEOUT) > 0) {
-      timeout = longest;
-      timeoutOrigin = "derived from transport settings: the longest answer bound, above the default "
-          + DurationFormat.format(RelayBuilder.DEFAULT_DELIVERY_TIMEOUT);
-    } else {
-      timeout = RelayBuilder.DEFAULT_DELIVERY_TIMEOUT;
-      timeoutOrigin = "default";
-    }
-    Duration configuredLease = config.relay().lease();
-    Duration lease;
-    String leaseOrigin;
-    if (configuredLease != null) {
-      lease = configuredLease;
-      leaseOrigin = "config relay.lease";
-    } else if (timeout.multipliedBy(3).compareTo(RelayBuilder.DEFAULT_LEASE) > 0) {
-      lease = timeout.multipliedBy(3);
-      leaseOrigin = "derived: 3 x the delivery timeout, above the default " + DurationFormat.format(
-          RelayBuilder.DEFAULT_LEASE);
-    } else {
-      lease = RelayBuilder.DEFAULT_LEASE;
-      leaseOrigin = "default";
-    }
-    lines.add("delivery timeout " + DurationFormat.format(timeout) + " (" + timeoutOrigin + ")");
-    lines.add("lease " + DurationFormat.format(lease) + " (" + leaseOrigin + ")");
+    Choice timeout = choose(config.relay().deliveryTimeout(), "relay.delivery-timeout", longest,
+        RelayBuilder.DEFAULT_DELIVERY_TIMEOUT, "derived from transport settings: the longest answer bound");
+    Choice lease = choose(config.relay().lease(), "relay.lease", timeout.value().multipliedBy(3),
+        RelayBuilder.DEFAULT_LEASE, "derived: 3 x the delivery timeout");
+    lines.add("delivery timeout " + timeout);
+    lines.add("lease " + lease);
     return lines;
+  }
+
+  /** A value in force and where it came from. */
+  private record Choice(Duration value, String origin) {
+    @Override
+    public String toString() {
+      return DurationFormat.format(value) + " (" + origin + ")";
+    }
+  }
+
+  /** The configured value, else the fitted one where it exceeds the default, else the default. */
+  private static Choice choose(@Nullable Duration configured, String key, Duration fitted, Duration fallback,
+      String derivation) {
+    if (configured != null) {
+      return new Choice(configured, "config " + key);
+    }
+    if (fitted.compareTo(fallback) > 0) {
+      return new Choice(fitted, derivation + ", above the default " + DurationFormat.format(fallback));
+    }
+    return new Choice(fallback, "default");
   }
 
   /** Logs the block. */
