@@ -82,15 +82,12 @@ class KafkaClusterSettingsTest {
           "transaction.state.log.replication.factor=3 on a cluster of 1 broker",
           "transaction.state.log.min.isr=2"));
 
-      long started = System.nanoTime();
       Message message = Message.builder().withDestination("orders").withPayload("p").build();
       BatchOutcome outcome = transport.atomicBatches("orders").deliverAll(List.of(new Outgoing(message, null)),
           Instant.now()).toCompletableFuture().get(60, TimeUnit.SECONDS);
       assertThat(outcome).isInstanceOfSatisfying(BatchOutcome.Aborted.class, aborted -> assertThat(
-          ((DeliveryOutcome.Retryable) aborted.failure()).reason()).contains(
-              "transaction.state.log.replication.factor=3"));
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).as("named, not timed out in InitTransactions")
-          .isLessThan(Duration.ofSeconds(30));
+          ((DeliveryOutcome.Retryable) aborted.failure()).reason()).as("named, not InitTransactions timing out")
+              .contains("transaction.state.log.replication.factor=3"));
     } finally {
       logger.removeHandler(capture);
       broker.stopAlone();

@@ -125,7 +125,7 @@ class LogFormatTest {
     return file;
   }
 
-  /** Runs the relay until its start block and a Kafka client's warning are written, then stops it. */
+  /** Runs the relay until its start block and a Kafka client's warning are written, then kills it. */
   private List<String> runRelay(Path config, String format, String startLine) throws Exception {
     Path out = dir.resolve("out-" + format + ".log");
     Path err = dir.resolve("err-" + format + ".log");
@@ -142,7 +142,8 @@ class LogFormatTest {
         throw new AssertionError("standard error:\n" + Files.readString(err) + "\nstandard output:\n"
             + Files.readString(out), e);
       }
-      relay.destroy();
+      // Every record is written as it is logged (Logback's console appender flushes each): what is there is the log.
+      relay.destroyForcibly();
       assertThat(relay.waitFor(30, TimeUnit.SECONDS)).isTrue();
     } finally {
       relay.destroyForcibly();
