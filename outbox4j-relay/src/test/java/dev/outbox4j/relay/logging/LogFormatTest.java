@@ -125,7 +125,7 @@ class LogFormatTest {
     return file;
   }
 
-  /** Runs the relay until its start block and a Kafka client's warning are written, then kills it. */
+  /** Runs the relay until its start block, its banner and a Kafka client's warning are written, then kills it. */
   private List<String> runRelay(Path config, String format, String startLine) throws Exception {
     Path out = dir.resolve("out-" + format + ".log");
     Path err = dir.resolve("err-" + format + ".log");
@@ -135,7 +135,9 @@ class LogFormatTest {
       try {
         await().atMost(Duration.ofSeconds(60)).until(() -> {
           String written = Files.readString(err, StandardCharsets.UTF_8);
-          return !relay.isAlive() || written.contains(startLine) && written.contains("org.apache.kafka");
+          String banner = Files.readString(format.equals("json") ? err : out, StandardCharsets.UTF_8);
+          return !relay.isAlive() || written.contains(startLine) && written.contains("org.apache.kafka")
+              && banner.contains("Stop with Ctrl-C or SIGTERM.");
         });
         assertThat(relay.isAlive()).as("running").isTrue();
       } catch (org.awaitility.core.ConditionTimeoutException | AssertionError e) {
