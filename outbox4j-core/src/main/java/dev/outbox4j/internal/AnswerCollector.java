@@ -71,7 +71,11 @@ final class AnswerCollector {
   /** Completed when shutdown stops waiting for unconfirmed deliveries. */
   private final CompletableFuture<Void> shutdownGaveUp;
 
-  AnswerCollector(RelaySettings settings, Lanes lanes, CompletableFuture<Void> shutdownGaveUp) {
+  /** Batches that did not commit, counted at INFO. */
+  private final RelayLog.Tally tally;
+
+  AnswerCollector(RelaySettings settings, Lanes lanes, CompletableFuture<Void> shutdownGaveUp, RelayLog.Tally tally) {
+    this.tally = tally;
     this.settings = settings;
     this.lanes = lanes;
     this.inFlight = new Semaphore(settings.maxInFlight());
@@ -342,7 +346,22 @@ final class AnswerCollector {
     } catch (RuntimeException | Error e) {
       sending = CompletableFuture.failedFuture(e);
     }
-    sending.whenComplete((outcome, error) -> settle(batch, outcome, error));
+    sending.whenComplete((outcome, error) -> {
+      count(outcome, error);
+      settle(batch, outcome, error);
+    });
+  }
+
+  /** Counts an atomic batch that did not commit, by what became of it. */
+  private void count(@Nullable BatchOutcome outcome, @Nullable Throwable error) {
+    if (error != null || outcome == null || outcome instanceof BatchOutcome.InDoubt) {
+      tally.add("atomic batches with an unknown outcome (fenced or unanswered; their entries wait for their lease, in"
+          + " doubt)", 1);
+    } else if (outcome instanceof BatchOutcome.Aborted || outcome instanceof BatchOutcome.AbortedBy) {
+      tally.add("atomic batches aborted (their entries handed back or failed)", 1);
+    } else if (outcome instanceof BatchOutcome.NotDelivered) {
+      tally.add("atomic batches not delivered (their entries handed back)", 1);
+    }
   }
 
   /** Gives each delivery of an atomic batch its part of the batch's outcome. */

@@ -52,16 +52,22 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe.
  */
 final class ClaimStep {
+  private static final String SENT_AGAIN = "entries in doubt sent again (an earlier send had not landed, or the destination"
+      + " has no atomic batches)";
   private final RelaySettings settings;
   private final RelayEvents events;
   private final Lanes lanes;
   private final Supplier<List<DestinationStatus>> paused;
+  /** Takeovers and entries settled after a doubt, counted at INFO. */
+  private final RelayLog.Tally tally;
 
   /**
    * @param paused the destinations paused now, by an outage or an operator ({@link DestinationGates#paused}): the claim
    *     leaves out those it would only hold back
    */
-  ClaimStep(RelaySettings settings, RelayEvents events, Lanes lanes, Supplier<List<DestinationStatus>> paused) {
+  ClaimStep(RelaySettings settings, RelayEvents events, Lanes lanes, Supplier<List<DestinationStatus>> paused,
+      RelayLog.Tally tally) {
+    this.tally = tally;
     this.settings = settings;
     this.events = events;
     this.lanes = lanes;
@@ -80,6 +86,8 @@ final class ClaimStep {
     OutboxStore store = settings.store();
     List<Claim> claims = store.claim(limit, now, settings.lease(), lanes.any() ? settings.batchSize() : 1,
         skippedDestinations(now));
+    tally.add("expired claims taken over (an earlier claim ended without an outcome)",
+        (int) claims.stream().filter(Claim::inDoubt).count());
     Map<String, Claim> heads = new HashMap<>();
     Set<String> cutKeys = new HashSet<>();
     List<Claim> kept = new ArrayList<>(claims.size());
@@ -146,6 +154,7 @@ final class ClaimStep {
       }
     }
     if (asks.isEmpty()) {
+      tally.add(SENT_AGAIN, (int) claims.stream().filter(Claim::inDoubt).count());
       return new Settled(claims, RelayResult.EMPTY);
     }
     Set<UUID> landed = new HashSet<>();
@@ -191,6 +200,10 @@ final class ClaimStep {
     if (!handBack.isEmpty()) {
       release(handBack, "entries behind an entry quarantined in doubt");
     }
+    tally.add(SENT_AGAIN, (int) send.stream().filter(Claim::inDoubt).count());
+    tally.add("entries settled after a doubt as already delivered (not sent again)", retire.size());
+    tally.add("entries settled after a doubt as quarantined (whether they landed can no longer be told)",
+        quarantine.size());
     int leftClaimed = claims.size() - send.size() - retire.size() - quarantine.size() - handBack.size();
     if (leftClaimed > 0) {
       RelayLog.LOGGER.log(System.Logger.Level.WARNING, leftClaimed + " entries in doubt left claimed: whether an"

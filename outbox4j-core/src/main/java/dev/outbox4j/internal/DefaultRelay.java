@@ -82,6 +82,8 @@ public final class DefaultRelay implements Relay {
   final AtomicReference<@Nullable Instant> lastPurge = new AtomicReference<>();
   /** Failing background passes (the store down), logged as a streak. */
   final RelayLog.Streak passFailures;
+  /** Takeovers, entries settled after a doubt, batches that did not commit: counted at INFO. */
+  private final RelayLog.Tally tally;
 
   /** @param settings the configuration, already validated by the builder */
   public DefaultRelay(RelaySettings settings) {
@@ -90,8 +92,9 @@ public final class DefaultRelay implements Relay {
     this.gates = new DestinationGates(settings, events);
     this.operatorPauses = new OperatorPauses(settings.store(), settings.clock());
     Lanes lanes = new Lanes(settings.transport());
-    this.claimStep = new ClaimStep(settings, events, lanes, () -> gates.paused(operatorPauses.known()));
-    this.answers = new AnswerCollector(settings, lanes, shutdownGaveUp);
+    this.tally = new RelayLog.Tally(settings.clock());
+    this.claimStep = new ClaimStep(settings, events, lanes, () -> gates.paused(operatorPauses.known()), tally);
+    this.answers = new AnswerCollector(settings, lanes, shutdownGaveUp, tally);
     this.recorder = new OutcomeRecorder(settings, events, gates);
     this.passFailures = new RelayLog.Streak("relay pass", settings.clock());
   }
@@ -158,6 +161,9 @@ public final class DefaultRelay implements Relay {
   @Override
   public void close() {
     State previous = state.getAndUpdate(s -> s == State.RUNNING ? State.STOPPING : s == State.NEW ? State.CLOSED : s);
+    if (previous == State.NEW) {
+      tally.flush(); // a relay driven by flush() and drain() only
+    }
     if (previous == State.NEW || previous == State.CLOSED) {
       return;
     }
@@ -175,6 +181,7 @@ public final class DefaultRelay implements Relay {
       shutdownGaveUp.complete(null);
       Thread.currentThread().interrupt();
     }
+    tally.flush();
     state.set(State.CLOSED);
   }
 

@@ -4,6 +4,8 @@ import dev.outbox4j.DurationFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +26,8 @@ final class RelayLog {
   static final System.Logger LOGGER = System.getLogger(NAME);
   /** How often a failure streak is summarised while it lasts. */
   static final Duration SUMMARY_INTERVAL = Duration.ofMinutes(1);
+  /** How often each kind of {@link Tally} is logged at most. */
+  static final Duration TALLY_INTERVAL = Duration.ofSeconds(10);
 
   private RelayLog() {}
 
@@ -82,6 +86,61 @@ final class RelayLog {
 
     synchronized boolean isFailing() {
       return since != null;
+    }
+  }
+
+  /**
+   * Counts of things a relay does in the normal course that an operator should still hear of: claims taken over after
+   * their lease expired, entries settled after such a doubt, batches that did not commit. Logged at INFO, one line per
+   * kind at once, then at most one per {@link #TALLY_INTERVAL} (on the relay's clock) with the count since the last
+   * line; a count still open when the relay stops is logged by {@link #flush}. Thread-safe.
+   */
+  static final class Tally {
+    private final Clock clock;
+    private final Map<String, Count> counts = new LinkedHashMap<>();
+
+    /** @param clock the relay's clock */
+    Tally(Clock clock) {
+      this.clock = clock;
+    }
+
+    /**
+     * @param kind what happened, as the log line says it after the count ("expired claims taken over")
+     * @param count how many times; nothing is logged for zero
+     */
+    synchronized void add(String kind, int count) {
+      if (count <= 0) {
+        return;
+      }
+      Instant now = clock.instant();
+      Count tally = counts.computeIfAbsent(kind, k -> new Count());
+      tally.pending += count;
+      if (tally.lastReport == null || !now.isBefore(tally.lastReport.plus(TALLY_INTERVAL))) {
+        report(kind, tally, now);
+      }
+    }
+
+    /** Logs every count not yet logged. */
+    synchronized void flush() {
+      Instant now = clock.instant();
+      counts.forEach((kind, tally) -> {
+        if (tally.pending > 0) {
+          report(kind, tally, now);
+        }
+      });
+    }
+
+    private static void report(String kind, Count tally, Instant now) {
+      String window = tally.lastReport == null ? ""
+          : " in the last " + DurationFormat.format(Duration.between(tally.lastReport, now));
+      LOGGER.log(System.Logger.Level.INFO, tally.pending + " " + kind + window);
+      tally.pending = 0;
+      tally.lastReport = now;
+    }
+
+    private static final class Count {
+      long pending;
+      @Nullable Instant lastReport;
     }
   }
 

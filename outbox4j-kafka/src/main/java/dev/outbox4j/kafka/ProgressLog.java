@@ -72,6 +72,8 @@ final class ProgressLog {
   private final Clock clock;
   private final AtomicInteger openReaders = new AtomicInteger();
   private volatile boolean verified;
+  /** The brokers' transaction settings were judged fit (warnings logged once); guarded by this. */
+  private boolean clusterJudged;
 
   /**
    * @param settings the transactional settings (topic, retention, B, T, sweep, skew)
@@ -114,6 +116,9 @@ final class ProgressLog {
     synchronized (this) {
       if (verified) {
         return;
+      }
+      if (!clusterJudged) {
+        judgeCluster(cancel);
       }
       String topic = settings.progressTopic();
       NewTopic wanted = new NewTopic(topic, Optional.of(1), Optional.empty()).configs(Map.of(
@@ -350,6 +355,32 @@ final class ProgressLog {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       throw new OutboxException("cannot list offsets of the progress topic " + settings.progressTopic() + ": "
           + KafkaFailureClassifier.describe(cause), cause);
+    }
+  }
+
+  /**
+   * The brokers' transaction settings ({@link ClusterSettingsCheck}): refused ones fail this call, naming the setting;
+   * warnings are logged once.
+   *
+   * @throws ClusterSettingsException if a setting is refused
+   */
+  private void judgeCluster(LookupCancellation cancel) {
+    List<ProgressTopicCheck.Finding> findings = ClusterSettingsProbe.judge(admin, settings, requestTimeout, cancel);
+    List<String> refused = findings.stream().filter(f -> f.severity() == ProgressTopicCheck.Severity.REFUSED)
+        .map(ProgressTopicCheck.Finding::text).toList();
+    if (!refused.isEmpty()) {
+      throw new ClusterSettingsException(String.join("; ", refused));
+    }
+    findings.forEach(finding -> LOGGER.log(System.Logger.Level.WARNING, finding.text()));
+    clusterJudged = true;
+  }
+
+  /** The brokers' transaction settings keep every transaction from starting or writing; its message names them. */
+  static final class ClusterSettingsException extends OutboxException {
+    private static final long serialVersionUID = 1L;
+
+    ClusterSettingsException(String message) {
+      super(message);
     }
   }
 

@@ -74,7 +74,8 @@ final class ProgressLookups implements AutoCloseable {
   }
 
   /**
-   * Runs {@link ProgressLog#ensureTopic} in the background once, so that a misconfigured topic is reported at start
+   * Runs {@link ProgressLog#ensureTopic} in the background once, so that brokers whose transaction settings keep
+   * every transaction from starting, and a misconfigured topic, are reported at start
    * (its refusal logged; warnings are logged by the check) rather than at the first batch. A cluster that cannot be
    * reached now is not reported here: the first batch reports it.
    *
@@ -86,6 +87,9 @@ final class ProgressLookups implements AutoCloseable {
       readers.execute(() -> {
         try {
           progress.ensureTopic(cancel);
+        } catch (ProgressLog.ClusterSettingsException e) {
+          log.log(System.Logger.Level.ERROR, "the Kafka transport cannot run transactions on this cluster (every batch"
+              + " fails until it is fixed): " + e.getMessage());
         } catch (ProgressLog.ProgressTopicException e) {
           log.log(System.Logger.Level.ERROR, "the Kafka transport refuses its progress topic (every batch fails until"
               + " it is fixed): " + e.getMessage());

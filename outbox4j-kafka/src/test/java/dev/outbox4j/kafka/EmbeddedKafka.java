@@ -60,6 +60,10 @@ public final class EmbeddedKafka {
   private final SecureListeners secure;
 
   private EmbeddedKafka() throws Exception {
+    this(Map.of());
+  }
+
+  private EmbeddedKafka(Map<String, String> overrides) throws Exception {
     directory = Files.createTempDirectory("outbox4j-kafka-");
     int[] ports = freePorts(5);
     int brokerPort = ports[0];
@@ -101,6 +105,7 @@ public final class EmbeddedKafka {
     props.put("num.io.threads", "2");
     props.put("log.cleaner.dedupe.buffer.size", "2097152");
     props.put("log.segment.bytes", String.valueOf(64 * 1024 * 1024));
+    props.putAll(overrides);
 
     Properties properties = new Properties();
     properties.putAll(props);
@@ -141,6 +146,23 @@ public final class EmbeddedKafka {
       Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "embedded-kafka-stop"));
     }
     return shared;
+  }
+
+  /**
+   * A broker of its own, for a test that needs broker settings the shared one does not have; stop it with
+   * {@link #stopAlone()}.
+   *
+   * @param overrides broker settings that replace or add to the shared broker's
+   * @return the running broker
+   * @throws Exception if it does not start
+   */
+  static EmbeddedKafka startAlone(Map<String, String> overrides) throws Exception {
+    return new EmbeddedKafka(overrides);
+  }
+
+  /** Stops a broker of {@link #startAlone} and deletes its data. */
+  void stopAlone() {
+    stop();
   }
 
   /** @return {@code host:port} of the broker's direct listener */

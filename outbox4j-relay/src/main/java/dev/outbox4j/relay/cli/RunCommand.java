@@ -2,12 +2,17 @@ package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.DurationFormat;
 import dev.outbox4j.relay.config.ConfigReader;
+import dev.outbox4j.relay.config.ConfigValue;
 import dev.outbox4j.relay.config.RelayConfig;
+import dev.outbox4j.relay.logging.LogFormat;
+import dev.outbox4j.relay.logging.RelayLogging;
 import dev.outbox4j.relay.runtime.RelayRuntime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,13 +28,28 @@ final class RunCommand implements Callable<Integer> {
       description = "YAML configuration file (see docs/relay-app.md); environment variables OUTBOX4J_* override it")
   Path config;
 
+  @Option(names = "--log-format", paramLabel = "FORMAT",
+      description = "plain (default: one line per record) or json (one object per line), as logging.format; "
+          + "OUTBOX4J_LOGGING_FORMAT overrides both")
+  @Nullable LogFormat logFormat;
+
   RunCommand(CliContext context) {
     this.context = context;
   }
 
   @Override
   public Integer call() throws InterruptedException {
-    RelayConfig relayConfig = ConfigReader.read(config, List.of(), context.environment());
+    List<ConfigValue> options = logFormat == null ? List.of()
+        : List.of(new ConfigValue("logging.format", logFormat.configName(), "option --log-format"));
+    RelayConfig relayConfig = ConfigReader.read(config, options, context.environment());
+    RelayLogging.use(relayConfig.logFormat());
+    // In JSON every line the process writes is a log record, so that a log pipeline reads all of them.
+    Consumer<String> say = relayConfig.logFormat() == LogFormat.JSON
+        ? line -> System.getLogger(RunCommand.class.getName()).log(System.Logger.Level.INFO, line.strip())
+        : line -> {
+          context.out().println(line);
+          context.out().flush();
+        };
     if (relayConfig.destinations().isEmpty()) {
       throw new dev.outbox4j.relay.config.ConfigException("destinations",
           "is required: map each destination (or '*') to a transport", relayConfig.source());
@@ -40,28 +60,25 @@ final class RunCommand implements Callable<Integer> {
     RelayRuntime runtime = RelayRuntime.start(relayConfig);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      context.out().println("stopping (grace " + DurationFormat.format(relayConfig.relay().shutdownGrace()) + ")");
-      context.out().flush();
+      say.accept("stopping (grace " + DurationFormat.format(relayConfig.relay().shutdownGrace()) + ")");
       runtime.close();
-      context.out().println("stopped");
-      context.out().flush();
+      say.accept("stopped");
       stopped.countDown();
     }, "outbox4j-shutdown"));
-    context.out().println("outbox4j relay running on " + relayConfig.database().displayUrl() + " (prefix "
+    say.accept("outbox4j relay running on " + relayConfig.database().displayUrl() + " (prefix "
         + relayConfig.database().tablePrefix() + "), destinations " + relayConfig.destinations());
     if (!runtime.baseUrl().isEmpty()) {
       // The token rides in the fragment: the browser keeps it and never sends it in a request line or a log.
-      context.out().println("  dashboard  " + runtime.baseUrl() + "/#token="
+      say.accept("  dashboard  " + runtime.baseUrl() + "/#token="
           + (runtime.adminToken().generated() ? runtime.adminToken().value()
               : "<server.admin-token>   (the link with your admin token after #token= may act; without it, read only)"));
-      context.out().println("  metrics    " + runtime.baseUrl() + "/metrics");
-      context.out().println("  health     " + runtime.baseUrl() + "/health/ready");
+      say.accept("  metrics    " + runtime.baseUrl() + "/metrics");
+      say.accept("  health     " + runtime.baseUrl() + "/health/ready");
       if (runtime.adminToken().generated()) {
-        context.out().println("  admin token (generated for this run): " + runtime.adminToken().value());
+        say.accept("  admin token (generated for this run): " + runtime.adminToken().value());
       }
     }
-    context.out().println("Stop with Ctrl-C or SIGTERM.");
-    context.out().flush();
+    say.accept("Stop with Ctrl-C or SIGTERM.");
     stopped.await();
     return ExitCodes.OK;
   }

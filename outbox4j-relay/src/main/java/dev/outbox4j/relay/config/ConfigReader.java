@@ -3,6 +3,7 @@ package dev.outbox4j.relay.config;
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.KeyNumbering;
+import dev.outbox4j.relay.logging.LogFormat;
 import dev.outbox4j.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,6 +94,7 @@ public final class ConfigReader {
     keys.put("server.tls.key-store-password", "");
     keys.put("server.tls.ca", "");
     keys.put("health.fail-readiness-when-degraded", "false");
+    keys.put("logging.format", "plain");
     return java.util.Collections.unmodifiableMap(keys);
   }
 
@@ -263,13 +265,14 @@ public final class ConfigReader {
       Map<String, RelayConfig.TransportSettings> transports = transports();
       Map<String, String> destinations = destinations(transports);
       Map<String, CloudEventsMapping> cloudEvents = cloudEvents();
+      LogFormat logFormat = LogFormat.of(choice("logging.format", List.of("plain", "json")), "logging.format");
       Set<String> unknown = new TreeSet<>(values.keySet());
       unknown.removeAll(read);
       if (!unknown.isEmpty()) {
         String key = unknown.iterator().next();
         throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
       }
-      return new RelayConfig(source, database, relay, retry, server, transports, destinations, cloudEvents);
+      return new RelayConfig(source, database, relay, retry, server, transports, destinations, cloudEvents, logFormat);
     }
 
     /** Every key under {@code prefix}, with the prefix removed (driver properties and the like). */
@@ -404,7 +407,8 @@ public final class ConfigReader {
       String section = key.contains(".") ? key.substring(0, key.indexOf('.') + 1) : key;
       List<String> same = KEYS.keySet().stream().filter(k -> k.startsWith(section)).toList();
       if (same.isEmpty()) {
-        return " (top-level sections: database, relay, retry, server, transports, destinations, cloudevents)";
+        return " (top-level sections: database, relay, retry, server, transports, destinations, cloudevents,"
+            + " logging)";
       }
       return " (known in this section: " + same + ")";
     }

@@ -229,7 +229,7 @@ public final class RelayAssembly {
         }
       });
       String fallbackName = config.destinations().get(RelayConfig.ANY_DESTINATION);
-      return new RoutingTransport(routes, fallbackName == null ? null : byName.get(fallbackName));
+      return new RoutingTransport(routes, fallbackName == null ? null : byName.get(fallbackName), byName);
     } catch (RuntimeException e) {
       byName.values().forEach(Transport::close);
       throw e;

@@ -3,6 +3,7 @@ package dev.outbox4j.relay.config;
 import dev.outbox4j.CloudEventsMapping;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.KeyNumbering;
+import dev.outbox4j.relay.logging.LogFormat;
 import dev.outbox4j.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,10 +27,11 @@ import org.jspecify.annotations.Nullable;
  * @param transports the transports by name
  * @param destinations which transport each destination goes to; the key {@value #ANY_DESTINATION} matches the rest
  * @param cloudEvents the destinations whose messages are sent as CloudEvents, with their mapping (none by default)
+ * @param logFormat how {@code run} writes its log ({@code logging.format}; plain by default)
  */
 public record RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
     Map<String, TransportSettings> transports, Map<String, String> destinations,
-    Map<String, CloudEventsMapping> cloudEvents) {
+    Map<String, CloudEventsMapping> cloudEvents, LogFormat logFormat) {
 
   /** The destinations key that routes every destination not named otherwise. */
   public static final String ANY_DESTINATION = "*";
@@ -50,6 +52,24 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     this(source, database, relay, retry, server, transports, destinations, Map.of());
   }
 
+  /**
+   * A configuration that logs in the plain format.
+   *
+   * @param source where it came from
+   * @param database where the outbox is
+   * @param relay how the relay runs
+   * @param retry when failed deliveries are tried again
+   * @param server the dashboard, metrics and health endpoints
+   * @param transports the transports by name
+   * @param destinations which transport each destination goes to
+   * @param cloudEvents the destinations whose messages are sent as CloudEvents, with their mapping
+   */
+  public RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
+      Map<String, TransportSettings> transports, Map<String, String> destinations,
+      Map<String, CloudEventsMapping> cloudEvents) {
+    this(source, database, relay, retry, server, transports, destinations, cloudEvents, LogFormat.PLAIN);
+  }
+
   /** Copies the maps. */
   public RelayConfig {
     Objects.requireNonNull(source, "source");
@@ -57,6 +77,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     Objects.requireNonNull(relay, "relay");
     Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(logFormat, "logFormat");
     transports = Map.copyOf(transports);
     destinations = Map.copyOf(destinations);
     cloudEvents = Map.copyOf(cloudEvents);

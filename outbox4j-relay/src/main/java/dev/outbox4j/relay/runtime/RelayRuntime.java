@@ -89,6 +89,7 @@ public final class RelayRuntime implements AutoCloseable {
       logDoctorFindings(config, pool, clock);
       RoutingTransport transport = RelayAssembly.transport(config);
       closeables.push(transport);
+      StartReport.log(config, transport.named());
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       closeables.push(registry::close);
       OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).withClock(clock)

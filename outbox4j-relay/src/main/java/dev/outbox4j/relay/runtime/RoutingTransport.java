@@ -24,12 +24,23 @@ public final class RoutingTransport implements Transport {
   private final Map<String, Transport> routes;
   private final @Nullable Transport fallback;
   private final Set<Transport> all = new LinkedHashSet<>();
+  private final Map<String, Transport> named;
 
   /**
    * @param routes the transport of each destination; copied
    * @param fallback the transport of every other destination, or {@code null} to refuse them
    */
   public RoutingTransport(Map<String, Transport> routes, @Nullable Transport fallback) {
+    this(routes, fallback, Map.of());
+  }
+
+  /**
+   * @param routes the transport of each destination; copied
+   * @param fallback the transport of every other destination, or {@code null} to refuse them
+   * @param named the transports by their configured name, for reports; copied
+   */
+  public RoutingTransport(Map<String, Transport> routes, @Nullable Transport fallback, Map<String, Transport> named) {
+    this.named = Map.copyOf(named);
     this.routes = Map.copyOf(routes);
     this.fallback = fallback;
     all.addAll(this.routes.values());
@@ -90,6 +101,11 @@ public final class RoutingTransport implements Transport {
   @Override
   public String toString() {
     return "RoutingTransport" + routes.keySet() + (fallback == null ? "" : " + *");
+  }
+
+  /** @return the transports by their configured name (empty when built without names) */
+  public Map<String, Transport> named() {
+    return named;
   }
 
   /** @return the destinations with a route of their own */

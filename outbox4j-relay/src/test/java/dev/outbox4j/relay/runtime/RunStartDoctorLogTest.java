@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox4j.relay.config.ConfigReader;
 import dev.outbox4j.relay.doctor.RelayDoctor;
+import dev.outbox4j.relay.logging.LogCapture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,27 +25,13 @@ class RunStartDoctorLogTest {
         + "transports:\n  hooks:\n    type: http\n    signing-secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
         + "    endpoint.partner: http://partner.example/in\n"
         + "destinations:\n  partner: hooks\n");
-    List<String> lines = new CopyOnWriteArrayList<>();
-    Logger logger = Logger.getLogger(RelayDoctor.class.getName());
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        lines.add(record.getLevel() + " " + record.getMessage());
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    logger.addHandler(capture);
-    try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
+    List<String> lines;
+    try (LogCapture capture = LogCapture.of(RelayDoctor.class.getName());
+        RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
       assertThat(runtime.port()).isPositive();
-    } finally {
-      logger.removeHandler(capture);
+      lines = capture.lines();
     }
-    assertThat(lines).singleElement().asString().startsWith("WARNING doctor UNSAFE tls: transport 'hooks' sends signed"
+    assertThat(lines).singleElement().asString().startsWith("WARN doctor UNSAFE tls: transport 'hooks' sends signed"
         + " webhooks for 'partner' over plain http:// to partner.example").contains("; fix: an https:// endpoint")
         .doesNotContain("whsec_");
   }
