@@ -117,15 +117,16 @@ final class DiscardedBounds {
         PreparedStatement update = c.prepareStatement("UPDATE " + table
             + " SET available_at = ?, version = version + 1 WHERE seq = ? AND available_at < ?");
         PreparedStatement keep = c.prepareStatement(keepBound)) {
-      String locked = null;
+      @Nullable String locked = null;
       for (Picked gone : keyed) {
+        String key = Objects.requireNonNull(gone.key());
         boolean ahead = gone.availableAt().isAfter(now);
-        if (ahead && !gone.key().equals(locked)) {
-          lock.setString(1, gone.key()); // before the probe: see the class comment
+        if (ahead && !key.equals(locked)) {
+          lock.setString(1, key); // before the probe: see the class comment
           lock.executeQuery().close();
-          locked = gone.key();
+          locked = key;
         }
-        select.setString(1, gone.key());
+        select.setString(1, key);
         select.setLong(2, gone.keySeq());
         Long next = null;
         try (ResultSet found = select.executeQuery()) {
@@ -140,7 +141,7 @@ final class DiscardedBounds {
           update.executeUpdate();
         } else if (ahead) {
           dialect.setInstant(keep, 1, gone.availableAt());
-          keep.setString(2, gone.key());
+          keep.setString(2, key);
           dialect.setInstant(keep, 3, gone.availableAt());
           keep.executeUpdate();
         }
