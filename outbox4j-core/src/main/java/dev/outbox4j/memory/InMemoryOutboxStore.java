@@ -86,6 +86,11 @@ public final class InMemoryOutboxStore implements OutboxStore {
   private final TreeMap<String, OperatorPause> pauses = new TreeMap<>();
   /** The audit log of operator actions, in the order recorded. */
   private final List<OperatorAction> audit = new ArrayList<>();
+  /**
+   * Late-copy bounds of keys whose last undelivered entry was discarded: an entry of the key written later is available
+   * no earlier. Dropped once passed, at the next discard or purge.
+   */
+  private final Map<String, Instant> keyBounds = new HashMap<>();
   private long nextSequence = 1;
 
   private InMemoryOutboxStore(Builder builder) {
@@ -362,11 +367,14 @@ public final class InMemoryOutboxStore implements OutboxStore {
   /**
    * Deletes an entry that waits for an operator, or a waiting one under no unexpired claim. Its available time may be
    * the bound by which a copy of its last send lands: the key's next undelivered entry (in key order, which is
-   * {@code seq} order here), its new head, becomes claimable no earlier.
+   * {@code seq} order here), its new head, becomes claimable no earlier; when the key has none, the key keeps the
+   * bound for the entries written later ({@link #keyBounds}).
    */
   private void discard(Row row) {
     OutboxEntry e = row.entry;
     remove(row);
+    Instant now = clock.instant();
+    keyBounds.values().removeIf(bound -> !bound.isAfter(now));
     String key = e.message().orderingKey().orElse(null);
     if (key == null) {
       return;
@@ -378,6 +386,9 @@ public final class InMemoryOutboxStore implements OutboxStore {
         }
         return;
       }
+    }
+    if (e.availableAt().isAfter(now)) {
+      keyBounds.merge(key, e.availableAt(), InMemoryOutboxStore::later);
     }
   }
 
@@ -581,6 +592,9 @@ public final class InMemoryOutboxStore implements OutboxStore {
   public int purgeDelivered(Instant now, int limit) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    synchronized (lock) {
+      keyBounds.values().removeIf(bound -> !bound.isAfter(now)); // passed late-copy bounds go too
     }
     Optional<Duration> keep = retention.keepPeriod();
     if (keep.isEmpty()) {
@@ -859,8 +873,10 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   private OutboxEntry insert(OutboxEntry entry) {
     long sequence = nextSequence++;
+    Instant bound = entry.message().orderingKey().map(keyBounds::get).orElse(null);
+    Instant availableAt = bound == null ? entry.availableAt() : later(entry.availableAt(), bound);
     OutboxEntry stored = new OutboxEntry(entry.message(), sequence, entry.status(), entry.attempts(),
-        clip(entry.lastError()), clip(entry.quarantineReason()), entry.createdAt(), entry.availableAt(),
+        clip(entry.lastError()), clip(entry.quarantineReason()), entry.createdAt(), availableAt,
         entry.deliveredAt(), clip(entry.deliveryResult()), 1, entry.quarantineKind(), entry.firstFailedAt());
     Row row = new Row(stored);
     byId.put(stored.id(), row);

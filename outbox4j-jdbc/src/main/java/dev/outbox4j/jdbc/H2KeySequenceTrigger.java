@@ -5,6 +5,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.Locale;
 import org.h2.api.Trigger;
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why: for a keyed row it increments the key's row in {@code <table>_key} (creating it on first use). The update
  * locks that row until the writing transaction ends, so a second writer of the same key waits, and the number it gets
- * is allocated only after the first committed: {@code key_seq} order is commit order. Unkeyed rows do nothing.
+ * is allocated only after the first committed: {@code key_seq} order is commit order. Unkeyed rows do nothing. When
+ * the key's row keeps a late-copy bound (schema V14: its last entry was discarded while a copy of a send of it could
+ * still land), the new entry is available no earlier.
  *
  * <p>H2 creates one instance per trigger and calls it from many sessions; the instance holds only names and column
  * positions fixed at {@link #init}, so it is thread-safe.
@@ -27,6 +30,9 @@ public final class H2KeySequenceTrigger implements Trigger {
   private @Nullable String keyTable;
   private int keyColumn = -1;
   private int keySeqColumn = -1;
+  private int availableAtColumn = -1;
+  /** Whether the key table keeps late-copy bounds (schema V14 and later). */
+  private boolean keepsBounds;
 
   /** Called by H2. */
   public H2KeySequenceTrigger() {}
@@ -44,8 +50,13 @@ public final class H2KeySequenceTrigger implements Trigger {
           keyColumn = position;
         } else if (name.equals("key_seq")) {
           keySeqColumn = position;
+        } else if (name.equals("available_at")) {
+          availableAtColumn = position;
         }
       }
+    }
+    try (ResultSet bound = metaData.getColumns(null, schemaName, tableName + "_KEY", "LATE_COPIES_UNTIL")) {
+      keepsBounds = bound.next() && availableAtColumn >= 0;
     }
     if (keyColumn < 0 || keySeqColumn < 0) {
       throw new SQLException("table " + schemaName + "." + tableName + " has no ordering_key or key_seq column");
@@ -78,12 +89,17 @@ public final class H2KeySequenceTrigger implements Trigger {
         }
       }
     }
-    try (PreparedStatement read = connection.prepareStatement(
-        "SELECT last_seq FROM " + keyTable + " WHERE ordering_key = ?")) {
+    try (PreparedStatement read = connection.prepareStatement("SELECT last_seq"
+        + (keepsBounds ? ", late_copies_until" : "") + " FROM " + keyTable + " WHERE ordering_key = ?")) {
       read.setString(1, key);
       try (ResultSet row = read.executeQuery()) {
         row.next();
         newRow[keySeqColumn] = row.getLong(1);
+        OffsetDateTime bound = keepsBounds ? row.getObject(2, OffsetDateTime.class) : null;
+        if (bound != null && newRow[availableAtColumn] instanceof OffsetDateTime availableAt
+            && bound.isAfter(availableAt)) {
+          newRow[availableAtColumn] = bound;
+        }
       }
     }
   }

@@ -77,7 +77,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
           "V4__key_numbering_plan.sql", "V5__session_claims.sql", "V6__first_failure.sql",
           "V7__destination_pauses.sql", "V8__operator_audit.sql", "V9__in_doubt.sql",
           "V10__claim_table_indexes.sql", "V11__claim_last_seq_index.sql",
-          "V12__key_lock_without_versions.sql", "V13__unkeyed_lanes_by_destination.sql");
+          "V12__key_lock_without_versions.sql", "V13__unkeyed_lanes_by_destination.sql",
+          "V14__late_copies_of_discarded_keys.sql");
   /** The default {@link Builder#withQueryTimeout query timeout}, in seconds. */
   public static final int DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
   /** The most one claim returns, whatever limit is asked: keeps its statements within every driver's parameter limit. */

@@ -42,10 +42,11 @@ import org.jspecify.annotations.Nullable;
  *       are read without locks and locked the same way. A leased-row claim on PostgreSQL takes the same steps
  *       ({@link ClaimFace}).
  *   <li><b>Take over</b> (only when the lock saw an expired leased-row claim among the locked entries, or one more
- *       statement finds an expired batch row holding one): expired batch rows are deleted, skipping any a
- *       completion holds at this moment, and a leased-row claim whose lease passed is cleared from its row
- *       (its token and a new version), so the relay that held either can no longer complete it. Every entry so taken
- *       over is marked in doubt ({@link #takeOver}).
+ *       statement finds an expired batch row holding one): the locked entries are trimmed from the expired batch rows
+ *       holding them, skipping any row a completion holds at this moment, and get a new version; a leased-row claim
+ *       whose lease passed is cleared from its row (its token and a new version). So the relay that held either can
+ *       no longer complete the entries taken over, and still completes the others of its batch. Every entry so taken
+ *       over is marked in doubt, and expired rows left without a waiting entry are deleted ({@link #takeOver}).
  *   <li><b>Note</b> (one statement with a fresh snapshot, taken after the locks): the locked entries still waiting, ready
  *       and in no batch row are kept and written as one row (token, seqs, lease, the claim's time); their
  *       {@code (seq, version)} pairs come back.
@@ -70,10 +71,12 @@ import org.jspecify.annotations.Nullable;
  * <h2>Completions: one statement each</h2>
  * A completion changes the batch row first (trims the completed entries from it, or deletes it with its last entry),
  * in a data-modifying {@code WITH}, and applies the outcome to the entries only if that row was still there, to the
- * entries whose version is still the claimed one. A takeover deletes an expired batch row under the row's lock: the
- * two serialise on it, so a completion either lands before the takeover (which then sees the outcome) or finds its
- * row gone and changes nothing (its claims are lost). A leased-row claim (of a relay on the same table under
- * {@link ClaimStrategy#LEASED_ROWS}) is fenced by its token, which a takeover clears.
+ * entries whose version is still the claimed one. A takeover trims the entries it takes from an expired batch row and
+ * gives each a new version, under the row's lock: the two serialise on it, so a completion either lands before the
+ * takeover (which then sees the outcome) or lands after it and changes only the entries nobody took over (the taken
+ * ones' versions moved: their claims are lost). An expired row is deleted once no waiting entry is left in it. A
+ * leased-row claim (of a relay on the same table under {@link ClaimStrategy#LEASED_ROWS}) is fenced by its token,
+ * which a takeover clears.
  *
  * <p>A completion commits without waiting for the WAL flush: a crash of the server can only undo it whole, and then its
  * entries are back in their batch, under the lease, and are sent again after it: duplicates, as at-least-once allows,
@@ -499,29 +502,47 @@ final class LeasedBatchClaims {
   }
 
   /**
-   * Deletes the expired batch rows no completion holds right now, and clears expired leased-row claims from the
-   * locked entries, so the relays that held either are fenced out. In the claim's transaction, after {@link #lock}.
+   * Takes the locked entries over from the claims that expired holding them, so the relays that held those claims are
+   * fenced out of exactly these entries. In the claim's transaction, after {@link #lock}.
+   *
+   * <ul>
+   *   <li>An expired batch row holding a locked entry, and no completion holds right now, gives up the locked entries
+   *       only: they are trimmed from its {@code seqs}, and each gets a new version, which its old claim no longer
+   *       matches. The row keeps its other entries, so a late completion of one that nobody took over still applies
+   *       (refusing it would only send the message again). A row a completion holds is skipped, and its entries are
+   *       then left out of this claim by {@link #note}.
+   *   <li>A leased-row claim whose lease passed is cleared from its locked entry (its token, and a new version).
+   *   <li>Expired rows that no longer hold a waiting entry (taken over, completed or gone) are deleted.
+   * </ul>
    *
    * <p>Every entry so taken over is marked in doubt (see {@link dev.outbox4j.spi.OutboxStore}, "Entries in doubt"):
-   * each still-waiting entry of every deleted batch row, whether or not this claim takes it (nobody else will see that
-   * row again), since the row's {@code claimed_at} (its entries' {@code created_at} for a row noted before migration
-   * V9), and each cleared leased-row claim since its own {@code claimed_at}; an earlier mark is kept. The two sets never
-   * share an entry: a batch notes only entries without a leased-row token, and a leased-row claim skips entries in a
-   * batch row.
+   * since its batch row's {@code claimed_at} (its {@code created_at} for a row noted before migration V9), or since a
+   * cleared leased-row claim's own {@code claimed_at}; an earlier mark is kept. The two sets never share an entry: a
+   * batch notes only entries without a leased-row token, and a leased-row claim skips entries in a batch row.
    */
   void takeOver(Connection c, List<Long> locked, Instant now) throws SQLException {
-    try (PreparedStatement statement = c.prepareStatement("WITH gone AS (DELETE FROM " + claimTable
-        + " WHERE token IN (SELECT e.token FROM " + claimTable + " e WHERE e.lease_until <= ?"
-        + " FOR UPDATE SKIP LOCKED) RETURNING seqs, claimed_at),"
+    try (PreparedStatement statement = c.prepareStatement("WITH taken AS MATERIALIZED (SELECT e.token, e.seqs,"
+        + " e.claimed_at FROM " + claimTable + " e WHERE e.lease_until <= ? AND " + lastSeq(claimTable, "e")
+        + " >= (SELECT min(x) FROM unnest(?::bigint[]) AS x) AND e.seqs && ?::bigint[] FOR UPDATE SKIP LOCKED),"
+        + " trimmed AS (UPDATE " + claimTable + " b SET seqs = ARRAY(SELECT x FROM unnest(b.seqs) AS x"
+        + " WHERE x <> ALL(?::bigint[])) FROM taken t WHERE b.token = t.token),"
         + " doubted AS (UPDATE " + table + " d SET in_doubt_since = coalesce(d.in_doubt_since, g.claimed_at,"
-        + " d.created_at) FROM (SELECT unnest(gone.seqs) AS seq, gone.claimed_at FROM gone) g"
-        + " WHERE d.seq = g.seq AND d." + WAITING + ")"
+        + " d.created_at), version = d.version + 1 FROM (SELECT unnest(t.seqs) AS seq, t.claimed_at FROM taken t) g"
+        + " WHERE d.seq = g.seq AND d.seq = ANY(?::bigint[]) AND d." + WAITING + ")"
         + " UPDATE " + table + " o SET in_doubt_since = " + OutboxRows.inDoubtOnClaim("o") + ", claim_token = NULL,"
         + " lease_until = NULL, version = o.version + 1 WHERE o.seq = ANY(?) AND o." + WAITING
         + " AND o.lease_until <= ?")) {
       statement.setObject(1, utc(now));
-      statement.setArray(2, seqs(c, locked));
-      statement.setObject(3, utc(now));
+      for (int i = 2; i <= 6; i++) {
+        statement.setArray(i, seqs(c, locked));
+      }
+      statement.setObject(7, utc(now));
+      statement.executeUpdate();
+    }
+    try (PreparedStatement statement = c.prepareStatement("DELETE FROM " + claimTable + " WHERE token IN (SELECT"
+        + " e.token FROM " + claimTable + " e WHERE e.lease_until <= ? AND NOT EXISTS (SELECT 1 FROM " + table + " o"
+        + " WHERE o.seq = ANY(e.seqs) AND o." + WAITING + ") FOR UPDATE SKIP LOCKED)")) {
+      statement.setObject(1, utc(now));
       statement.executeUpdate();
     }
   }
@@ -649,10 +670,11 @@ final class LeasedBatchClaims {
       Set<Long> remaining = new HashSet<>(batch.open);
       remaining.removeAll(versions.keySet());
       boolean last = remaining.isEmpty();
-      String mine = last
-          ? "DELETE FROM " + claimTable + " WHERE token = ? RETURNING 1"
-          : "UPDATE " + claimTable + " SET seqs = ? WHERE token = ? RETURNING 1";
-      Set<Long> applied = apply(what, mine, token, last ? null : remaining, versions, change, binder);
+      // Not the seqs this store thinks remain: a takeover may have trimmed entries from the row meanwhile.
+      Set<Long> applied = last
+          ? apply(what, "DELETE FROM " + claimTable + " WHERE token = ? RETURNING 1", token, null, versions, change,
+              binder)
+          : apply(what, trim(), token, versions.keySet(), versions, change, binder);
       batch.open.removeAll(versions.keySet());
       if (last) {
         batches.remove(token);
@@ -664,9 +686,13 @@ final class LeasedBatchClaims {
   /** A batch this store did not claim (or forgot): trimmed in SQL, and left for a takeover when empty. */
   private Set<Long> completeUnknown(String what, UUID token, Map<Long, Long> versions, String change,
       Binder binder) {
-    String mine = "UPDATE " + claimTable + " SET seqs = ARRAY(SELECT x FROM unnest(seqs) AS x WHERE x <> ALL(?))"
+    return apply(what, trim(), token, versions.keySet(), versions, change, binder);
+  }
+
+  /** @return the change of a batch row that trims the given entries from it. Parameters: the entries, the token */
+  private String trim() {
+    return "UPDATE " + claimTable + " SET seqs = ARRAY(SELECT x FROM unnest(seqs) AS x WHERE x <> ALL(?))"
         + " WHERE token = ? RETURNING 1";
-    return apply(what, mine, token, versions.keySet(), versions, change, binder);
   }
 
   private Set<Long> apply(String what, String mine, UUID token, @Nullable Set<Long> seqsParameter,

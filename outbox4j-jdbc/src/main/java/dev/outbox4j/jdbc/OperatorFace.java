@@ -86,7 +86,23 @@ final class OperatorFace extends StoreJdbc {
   }
 
   public boolean discard(UUID id) {
-    return inTransaction("discard", c -> discardLocked(c, List.of(id)) == 1);
+    return inTransaction("discard", c -> {
+      readCommittedOnPostgres(c);
+      return discardLocked(c, List.of(id)) == 1;
+    });
+  }
+
+  /**
+   * On PostgreSQL, runs the transaction (which has run nothing yet) at READ COMMITTED, whatever the session's default:
+   * a discard's look for its key's next entry must see every entry committed before it locked the key's row
+   * ({@link DiscardedBounds}). MariaDB/MySQL's look is the transaction's first read without locks, so it already does.
+   */
+  void readCommittedOnPostgres(Connection c) throws SQLException {
+    if (isPostgres()) {
+      try (Statement isolation = c.createStatement()) {
+        isolation.execute(OperatorSql.READ_COMMITTED);
+      }
+    }
   }
 
   /**
@@ -112,7 +128,7 @@ final class OperatorFace extends StoreJdbc {
       bindIds(delete, 1, idsOf(doomed));
       deleted = delete.executeUpdate();
     }
-    bounds().passOn(c, doomed);
+    bounds().passOn(c, doomed, clock.instant());
     return deleted;
   }
 
@@ -122,7 +138,7 @@ final class OperatorFace extends StoreJdbc {
   DiscardedBounds bounds() {
     DiscardedBounds built = bounds;
     if (built == null) {
-      built = new DiscardedBounds(dialect, table, isPostgres());
+      built = new DiscardedBounds(dialect, table, names.qualified("outbox_key"), isPostgres());
       bounds = built;
     }
     return built;
@@ -181,6 +197,7 @@ final class OperatorFace extends StoreJdbc {
       long[] last = {from};
       int[] scanned = {0};
       int changed = inTransaction(what, c -> {
+        readCommittedOnPostgres(c);
         List<UUID> ids = new ArrayList<>();
         try (PreparedStatement select = c.prepareStatement(read)) {
           int index = bindNarrowing(select, narrowing);
@@ -421,7 +438,7 @@ final class OperatorFace extends StoreJdbc {
         bindIds(delete, 2, idsOf(picked));
         deleted = delete.executeUpdate();
       }
-      bounds().passOn(c, picked); // every picked row is locked and waiting, so each was deleted
+      bounds().passOn(c, picked, now); // every picked row is locked and waiting, so each was deleted
       return deleted;
     });
   }

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Timeout;
  * number of chains comes from {@link #defaultTries()} (see {@link PropertyBudget}); a printed seed is replayed with
  * {@code -Doutbox4j.property.seed=<seed> -Doutbox4j.property.tries=1} (see docs/stores.md, "Property tests of the claim
  * protocol"). Concurrent groups depend on the threads' timing, so a seed replays the chain exactly and its races as
- * closely as the machine allows. The {@link KnownFindings} a store declares are stepped around unless asked for.
+ * closely as the machine allows.
  *
  * <p>Subclass it as the contract suites are subclassed: supply an empty store and a writer that commits or rolls back.
  */
@@ -73,30 +73,20 @@ public abstract class ClaimProtocolProperty {
   }
 
   /**
-   * @return the {@link KnownFindings} this store has (open defects), which the default build steps around; by default
-   *     {@link KnownFindings#LATE_COPY_AFTER_DISCARD}, which every store has
-   */
-  protected Set<String> knownFindings() {
-    return Set.of(KnownFindings.LATE_COPY_AFTER_DISCARD);
-  }
-
-  /**
    * Runs {@link #defaultTries()} random chains (see {@link PropertyBudget}) and fails with the shrunk story of the first
    * that breaks an invariant. The timeout leaves room for the {@code property-nightly} profile's budget.
    */
   @Test
   @Timeout(value = 4, unit = TimeUnit.HOURS)
   public final void the_claim_protocol_holds_under_random_interleavings() {
-    Set<String> skipped = KnownFindings.skipped(knownFindings());
     int tries = PropertyBudget.tries(defaultTries());
     long seed = PropertyBudget.runSeed();
     String store = getClass().getSimpleName();
     System.out.println(store + ": the claim-protocol property tries " + tries + " chains from run seed " + seed
-        + " (-Doutbox4j.property.seed=" + seed + " replays them)" + (skipped.isEmpty() ? ""
-            : "\n" + KnownFindings.describe(skipped) + "\n  (-Doutbox4j.property.findings=all checks them)"));
+        + " (-Doutbox4j.property.seed=" + seed + " replays them)");
     started = System.nanoTime();
     chainsRun = 0;
-    Optional<ActionChains.Found> found = new ActionChains<ProtocolWorld>(() -> newWorld(skipped), this::draw, STEPS,
+    Optional<ActionChains.Found> found = new ActionChains<ProtocolWorld>(this::newWorld, this::draw, STEPS,
         PropertyBudget.shrinking()).check(tries, seed);
     if (found.isPresent()) {
       throw new AssertionError(store + ": " + found.get().report(), found.get().shrunkFailure().error());
@@ -108,14 +98,14 @@ public abstract class ClaimProtocolProperty {
   private long started = System.nanoTime();
   private int chainsRun;
 
-  private ProtocolWorld newWorld(Set<String> skipped) {
+  private ProtocolWorld newWorld() {
     SettableClock clock = SettableClock.atFixedStart();
     OutboxStore store = newStore(clock, Retention.keepFor(Duration.ofMinutes(2)));
     chainsRun++;
     String chain = "run " + chainsRun + ", " + Duration.ofNanos(System.nanoTime() - started).toMillis()
-        + " ms after the property started" + (skipped.isEmpty() ? "" : "; skipping known findings " + skipped);
+        + " ms after the property started";
     return new ProtocolWorld(store, clock, (messages, commit) -> writeInTransaction(store, messages, commit), maxRun(),
-        skipped, chain);
+        chain);
   }
 
   // ------------------------------------------------------------------------------------------------ drawing actions

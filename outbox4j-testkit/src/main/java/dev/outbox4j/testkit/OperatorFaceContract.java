@@ -97,6 +97,50 @@ public abstract class OperatorFaceContract extends OutboxStoreFixture {
   }
 
   @Test
+  public final void discard_of_a_keys_last_entry_keeps_its_bound_for_an_entry_of_the_key_written_later() {
+    UUID failed = store.enqueue(message("d", "K")).id();
+    Instant bound = failWithLateCopyBound();
+    assertThat(store.parkWaiting(WaitingSelector.ofKey("K"), now(), 10)).isEqualTo(1);
+
+    assertThat(store.discard(failed)).isTrue();
+    UUID later = store.enqueue(message("d", "K")).id();
+
+    assertThat(store.claim(10, now(), LEASE)).as("written after the discard, before the late copy landed").isEmpty();
+    assertThat(store.claim(10, bound.minusMillis(1), LEASE)).isEmpty();
+    assertThat(ids(store.claim(10, bound, LEASE))).containsExactly(later);
+  }
+
+  @Test
+  public final void discard_waiting_of_a_keys_last_entry_keeps_its_bound_for_an_entry_of_the_key_written_later() {
+    store.enqueue(message("slow", "K"));
+    Instant bound = failWithLateCopyBound();
+    assertThat(store.discardWaiting(WaitingSelector.ofKey("K"), now(), 10)).isEqualTo(1);
+
+    UUID later = store.enqueue(message("fast", "K")).id();
+    UUID other = store.enqueue(message("fast", "L")).id();
+
+    List<Claim> first = store.claim(10, now(), LEASE);
+    assertThat(ids(first)).as("only the other key's entry").containsExactly(other);
+    assertThat(store.markDelivered(first, now())).isEmpty();
+    assertThat(ids(store.claim(10, bound, LEASE))).containsExactly(later);
+  }
+
+  @Test
+  public final void a_discarded_keys_bound_that_has_passed_holds_nothing_back() {
+    store.enqueue(message("slow", "K"));
+    Instant bound = failWithLateCopyBound();
+    assertThat(store.discardWaiting(WaitingSelector.ofKey("K"), now(), 10)).isEqualTo(1);
+    clock.set(bound.plusSeconds(1));
+    store.enqueue(message("slow", "L"));
+    failWithLateCopyBound();
+    assertThat(store.discardWaiting(WaitingSelector.ofKey("L"), now(), 10)).as("drops K's passed bound").isEqualTo(1);
+
+    UUID later = store.enqueue(message("fast", "K")).id();
+
+    assertThat(ids(store.claim(10, now(), LEASE))).containsExactly(later);
+  }
+
+  @Test
   public final void park_and_requeue_of_a_failed_entry_keep_its_late_copy_bound() {
     UUID failed = store.enqueue(message("d", "K")).id();
     Instant bound = failWithLateCopyBound();

@@ -410,6 +410,48 @@ public abstract class OutboxStoreContract extends KeyRunsContract {
   }
 
   @Test
+  public final void a_takeover_of_part_of_an_expired_claim_leaves_the_rest_of_it_to_complete() {
+    List<UUID> written = List.of(store.enqueue(unkeyed("a")).id(), store.enqueue(unkeyed("b")).id(),
+        store.enqueue(unkeyed("c")).id());
+    List<Claim> expired = store.claim(10, now(), LEASE);
+    assertThat(ids(expired)).containsExactlyElementsOf(written);
+    Instant later = now().plus(LEASE).plusSeconds(1);
+    List<Claim> takenOver = store.claim(1, later, LEASE);
+    assertThat(ids(takenOver)).containsExactly(written.get(0));
+
+    List<Claim> lost = store.markDelivered(expired, later);
+
+    assertThat(ids(lost)).as("only the entry another claim took over").containsExactly(written.get(0));
+    assertThat(store.find(written.get(1))).as("nobody took it over: its delivery is recorded").isEmpty();
+    assertThat(store.find(written.get(2))).isEmpty();
+    assertThat(store.find(written.get(0))).isPresent();
+    assertThat(store.claim(10, later, LEASE)).as("nothing left to send again").isEmpty();
+    assertThat(store.markDelivered(takenOver, later)).as("the takeover's own claim completes").isEmpty();
+    assertThat(store.find(written.get(0))).isEmpty();
+  }
+
+  @Test
+  public final void a_takeover_of_a_runs_head_leaves_the_rest_of_the_run_to_complete() {
+    List<UUID> run = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      run.add(store.enqueue(message("d", "K")).id());
+    }
+    List<Claim> expired = store.claim(10, now(), LEASE, 3);
+    assertThat(ids(expired)).containsExactlyElementsOf(run);
+    Instant later = now().plus(LEASE).plusSeconds(1);
+    List<Claim> head = store.claim(10, later, LEASE, 1);
+    assertThat(ids(head)).containsExactly(run.get(0));
+
+    assertThat(store.markFailed(expired.get(0), "late", later.plusSeconds(5))).as("taken over").isFalse();
+    assertThat(store.postpone(List.of(expired.get(1), expired.get(2)), "broker down", later.plusSeconds(5)))
+        .as("nobody took them over: their outcome is recorded").isEmpty();
+
+    assertThat(store.find(run.get(0)).orElseThrow().attempts()).as("the late failure changed nothing").isZero();
+    assertThat(store.find(run.get(1)).orElseThrow().lastError()).isEqualTo("broker down");
+    assertThat(store.markDelivered(head, later)).isEmpty();
+  }
+
+  @Test
   public final void mark_delivered_retires_a_whole_batch_and_reports_only_lost_claims() {
     for (int i = 0; i < 50; i++) {
       store.enqueue(unkeyed("m" + i));

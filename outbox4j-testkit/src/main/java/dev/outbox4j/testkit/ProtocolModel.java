@@ -53,8 +53,6 @@ final class ProtocolModel {
     final String label;
     State state = State.WAITING;
     Instant notBefore;
-    /** Discarded while no later entry of its key stayed undelivered (so no entry could take over its late-copy bound). */
-    boolean discardedAsLast;
 
     Entry(UUID id, @Nullable String key, String destination, String label, Instant notBefore) {
       this.id = id;
@@ -97,12 +95,6 @@ final class ProtocolModel {
   private final Set<UUID> rolledBack = new HashSet<>();
   private final List<Hold> holds = new ArrayList<>();
   private final Map<String, Integer> written = new LinkedHashMap<>();
-  private final Set<String> skipped;
-
-  /** @param skipped the {@link KnownFindings} whose checks this model steps around */
-  ProtocolModel(Set<String> skipped) {
-    this.skipped = Set.copyOf(skipped);
-  }
 
   /** @return a violation of the named invariant, tagged {@code [invariant]} so that shrinking can tell failures apart */
   static String broken(String invariant, String violation) {
@@ -218,16 +210,11 @@ final class ProtocolModel {
       if (earlier == first) {
         break;
       }
+      // also when a discard of the key's last entry came between: the key keeps the bound for entries written later
       Instant landsBy = landsBy(earlier);
-      // the bound of a discarded entry passes to its key's next entry; a discard of the key's last one may drop it
-      List<Entry> ofKey = byKey.get(key);
-      boolean droppedByALastDiscard = ofKey.subList(ofKey.indexOf(earlier), ofKey.indexOf(first)).stream()
-          .anyMatch(between -> between.discardedAsLast);
-      String invariant = droppedByALastDiscard ? KnownFindings.LATE_COPY_AFTER_DISCARD : "late-copy";
-      if (landsBy != null && landsBy.isAfter(now) && !skipped.contains(invariant)) {
-        wrong.add(broken(invariant, relay + " was handed " + first + " while a copy of " + earlier + " ("
-            + earlier.state + (droppedByALastDiscard ? "; its bound went with a discard of its key's last entry" : "")
-            + ") may still land until " + landsBy + ": a late copy would overtake"));
+      if (landsBy != null && landsBy.isAfter(now)) {
+        wrong.add(broken("late-copy", relay + " was handed " + first + " while a copy of " + earlier + " ("
+            + earlier.state + ") may still land until " + landsBy + ": a late copy would overtake"));
       }
     }
     for (Entry other : byKey.get(key)) {
@@ -299,8 +286,8 @@ final class ProtocolModel {
         wrong.add(broken("completion-after-takeover",
             hold.relay + "'s " + what + " of " + entry + " applied although its claim "
             + (hold.over ? "was taken over" : "is gone") + " (entry " + (entry == null ? "?" : entry.state) + ")"));
-      } else if (!didApply && current && !skipped.contains(KnownFindings.REFUSED_UNTAKEN_COMPLETION)) {
-        wrong.add(broken(KnownFindings.REFUSED_UNTAKEN_COMPLETION, hold.relay + "'s " + what + " of " + entry
+      } else if (!didApply && current) {
+        wrong.add(broken("refused-untaken-completion", hold.relay + "'s " + what + " of " + entry
             + " was refused although nobody took its claim over"));
       }
       hold.over = true;
@@ -364,7 +351,6 @@ final class ProtocolModel {
    */
   List<String> reconcile(String who, Allowed allowed, Function<UUID, Optional<OutboxEntry>> read, Instant now) {
     List<String> wrong = new ArrayList<>();
-    List<Entry> discarded = new ArrayList<>();
     for (Entry entry : entries.values()) {
       if (!entry.state.undelivered()) {
         continue; // final: a delivered, discarded or rolled-back entry handed out again fails the claim's check
@@ -395,17 +381,9 @@ final class ProtocolModel {
         hold.over = true;
       }
       entry.state = is == null ? State.DISCARDED : is;
-      if (is == null) {
-        discarded.add(entry);
-      }
       if (is == State.WAITING && now.isAfter(entry.notBefore)) {
         entry.notBefore = now;
       }
-    }
-    for (Entry entry : discarded) {
-      List<Entry> key = entry.key == null ? List.of() : byKey.get(entry.key);
-      entry.discardedAsLast = key.subList(key.indexOf(entry) + 1, key.size()).stream()
-          .noneMatch(later -> later.state.undelivered());
     }
     return wrong;
   }

@@ -59,8 +59,8 @@ final class ProtocolWorld {
   private final List<String> story = new ArrayList<>();
   private final String chain;
 
-  ProtocolWorld(OutboxStore store, SettableClock clock, Writer writer, int maxRun, Set<String> skipped, String chain) {
-    this.model = new ProtocolModel(skipped);
+  ProtocolWorld(OutboxStore store, SettableClock clock, Writer writer, int maxRun, String chain) {
+    this.model = new ProtocolModel();
     this.chain = chain;
     this.store = store;
     this.clock = clock;
