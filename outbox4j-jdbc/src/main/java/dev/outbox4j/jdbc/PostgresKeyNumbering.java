@@ -23,7 +23,8 @@ import javax.sql.DataSource;
  *   <li><b>{@link KeyNumbering#AT_INSERT}</b>: a {@code BEFORE INSERT} row trigger locks the key and sets the number
  *       in the row being inserted; nothing is written back. A second writer of the same key waits at its insert until
  *       the first one's transaction ends (as on MariaDB/MySQL, whose schema numbers this way), instead of only while
- *       it commits.
+ *       it commits. Like the default, it makes the entry available no earlier than the late-copy bound its key kept
+ *       from a discarded entry (V14).
  * </ul>
  *
  * <p>Both variants use the one trigger name, so an outbox table has exactly one numbering at any time. Switching
@@ -44,21 +45,26 @@ final class PostgresKeyNumbering {
 
   /** @return the statements that number keys at insert, in order, for these table names */
   List<String> atInsertStatements() {
-    String key = names.qualified("outbox_key");
-    String lockKey = "  PERFORM 1 FROM " + key + " k WHERE k.ordering_key = NEW.ordering_key FOR UPDATE;\n";
+    String lockKey = "SELECT k.late_copies_until INTO bound FROM " + names.qualified("outbox_key")
+        + " k WHERE k.ordering_key = NEW.ordering_key FOR UPDATE;\n";
     return List.of(
         "CREATE OR REPLACE FUNCTION " + atInsertFunction() + "() RETURNS trigger LANGUAGE plpgsql\n"
             + "  SET enable_seqscan = off AS $$\n"
+            + "DECLARE\n"
+            + "  bound TIMESTAMPTZ;\n"
             + "BEGIN\n"
-            + lockKey
+            + "  " + lockKey
             + "  IF NOT FOUND THEN\n"
-            + "    INSERT INTO " + key + " (ordering_key) VALUES (NEW.ordering_key) ON CONFLICT (ordering_key) DO NOTHING;\n"
+            + "    INSERT INTO " + names.qualified("outbox_key") + " (ordering_key) VALUES (NEW.ordering_key)"
+            + " ON CONFLICT (ordering_key) DO NOTHING;\n"
             + "    IF NOT FOUND THEN\n"
-            + "    " + lockKey
+            + "      " + lockKey
             + "    END IF;\n"
             + "  END IF;\n"
             + "  NEW.key_seq := nextval('" + names.qualified("outbox_seq") + "');\n"
             + "  NEW.seq := NEW.key_seq;\n"
+            + "  -- a discarded entry's copy may still land until the bound the key kept (V14): never before it\n"
+            + "  NEW.available_at := CASE WHEN bound > NEW.available_at THEN bound ELSE NEW.available_at END;\n"
             + "  RETURN NEW;\n"
             + "END $$",
         dropTrigger(),
