@@ -57,8 +57,13 @@ public final class OutboxSourceConfig extends AbstractConfig {
 
   /** The producer's transaction timeout Connect uses unless the connector overrides it, in milliseconds. */
   static final long DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
-  /** What a lease must exceed the transaction timeout by: claim-to-poll time, the abort sweep, clock skew. */
-  static final long LEASE_MARGIN_MS = 30_000;
+  /**
+   * What a transaction may outlive its timeout by before it is certainly aborted: the coordinator's abort sweep
+   * (default 10 s) and clock skew.
+   */
+  static final long ABORT_MARGIN_MS = 15_000;
+  /** What a lease must exceed the transaction timeout by: the abort margin and at least 15 s to hand a batch over. */
+  static final long LEASE_MARGIN_MS = ABORT_MARGIN_MS + 15_000;
 
   /** The settings, their types, defaults, validators and documentation. */
   public static final ConfigDef CONFIG_DEF = new ConfigDef()

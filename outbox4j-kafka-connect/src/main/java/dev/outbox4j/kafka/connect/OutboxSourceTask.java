@@ -93,7 +93,8 @@ public final class OutboxSourceTask extends SourceTask {
     int slot = Integer.parseInt(settings.getOrDefault(SLOT, "0"));
     partition = SourceOffsets.partition(parsed.tablePrefix(), slot);
     long transactionTimeout = OutboxSourceConfig.transactionTimeoutMs(settings);
-    sendWindow = parsed.lease().minusMillis(transactionTimeout + OutboxSourceConfig.LEASE_MARGIN_MS);
+    // A batch handed to Connect by claim time + this window commits or is aborted before its lease ends.
+    sendWindow = parsed.lease().minusMillis(transactionTimeout + OutboxSourceConfig.ABORT_MARGIN_MS);
     dataSource = dataSource(parsed, slot);
     JdbcOutboxStore jdbcStore = JdbcOutboxStore.builder(dataSource).withTablePrefix(parsed.tablePrefix())
         .withClock(clock).build();

@@ -61,7 +61,19 @@ final class ConnectWorkers implements AutoCloseable {
    * @return the running cluster
    */
   static ConnectWorkers start(EmbeddedKafka kafka, int count, boolean exactlyOnce) {
-    ConnectWorkers cluster = new ConnectWorkers(workerSettings(kafka, exactlyOnce));
+    return start(workerSettings(kafka, exactlyOnce), count);
+  }
+
+  /**
+   * Starts workers of a cluster that may have run before: same group and internal topics, so they find its
+   * connectors, their configuration and their committed offsets.
+   *
+   * @param settings the cluster's worker settings ({@link #workerSettings})
+   * @param count how many workers
+   * @return the running cluster
+   */
+  static ConnectWorkers start(Map<String, String> settings, int count) {
+    ConnectWorkers cluster = new ConnectWorkers(settings);
     for (int i = 0; i < count; i++) {
       cluster.addWorker();
     }
