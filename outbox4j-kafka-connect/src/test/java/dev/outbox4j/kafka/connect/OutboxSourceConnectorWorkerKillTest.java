@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * -Dtest=OutboxSourceConnectorWorkerKillTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @EnabledIfSystemProperty(named = "outbox4j.connect.chaos.kills", matches = "[1-9][0-9]*")
+@Timeout(value = 90, unit = TimeUnit.MINUTES) // a worker process takes up to minutes to join on a loaded machine
 class OutboxSourceConnectorWorkerKillTest {
   private static final EmbeddedKafka KAFKA = EmbeddedKafka.shared();
   private static final String PREFIX = "connect_kill_";
