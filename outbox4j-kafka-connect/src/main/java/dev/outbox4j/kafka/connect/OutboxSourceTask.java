@@ -1,0 +1,275 @@
+package dev.outbox4j.kafka.connect;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox4j.OutboxException;
+import dev.outbox4j.QuarantineReason;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.OutboxStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Drains an outbox4j outbox into Kafka from one task slot.
+ *
+ * <h2>A poll</h2>
+ * Retire what the last batch's committed records carried; if that batch is not settled yet, return nothing. Otherwise
+ * claim up to {@code batch.size} entries under a lease of {@code lease.ms} (runs of a key up to {@code max.run}),
+ * retire instead of sending the claimed entries in doubt that a committed offset lists, quarantine an entry that cannot
+ * become a record Kafka accepts (and hand back the rest of its key's run, so nothing overtakes it), and return the
+ * rest as records carrying this slot's partition and the poll's offset ({@link SourceOffsets}). With exactly once on,
+ * Connect commits them and the offset in one transaction, then reports each record ({@link #commitRecord}) and calls
+ * {@link #commit}, where the task retires the batch in the outbox (one fenced {@code markDelivered}).
+ *
+ * <h2>Why order holds across tasks</h2>
+ * The store hands out at most one claim per key (a head and its run) at a time, and the key's next entry becomes
+ * claimable only once this one is retired, which happens after its record is committed. A run is one poll, one
+ * transaction, one partition (same key), in order.
+ *
+ * <h2>Fencing</h2>
+ * Connect fences a task's earlier generation (its transactional id); the store fences a stale claim (its token). A
+ * transaction still open when its lease ends is certain to be aborted: the lease exceeds the producer's transaction
+ * timeout plus a margin, checked at configuration time, and a batch whose lease has run too far when the claim
+ * returns is handed back instead of sent.
+ *
+ * <p>Not thread-safe beyond what Connect requires: {@link #poll} runs on the task thread, {@link #commitRecord} may
+ * run on the producer's thread, {@link #commit} on the offset committer's thread when exactly once is off.
+ */
+public final class OutboxSourceTask extends SourceTask {
+  private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.kafka.connect");
+  /** The task setting that carries the task's slot. */
+  static final String SLOT = "outbox.task.slot";
+
+  private final Clock clock;
+  private final CountDownLatch stopping = new CountDownLatch(1);
+  private final InFlightBatch inFlight = new InFlightBatch();
+  private final Set<UUID> unsettledLanded = Collections.synchronizedSet(new LinkedHashSet<>());
+
+  private @Nullable HikariDataSource dataSource;
+  private @Nullable OutboxStore store;
+  private @Nullable LandedEntries landed;
+  private @Nullable OutboxRecords records;
+  private @Nullable OutboxSourceConfig config;
+  private Map<String, Object> partition = Map.of();
+  private Duration sendWindow = Duration.ZERO;
+
+  /** For Connect, which instantiates tasks by class. */
+  public OutboxSourceTask() {
+    this(Clock.systemUTC());
+  }
+
+  OutboxSourceTask(Clock clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public String version() {
+    return OutboxSourceConnector.VERSION;
+  }
+
+  @Override
+  public void start(Map<String, String> settings) {
+    OutboxSourceConfig parsed = new OutboxSourceConfig(settings);
+    config = parsed;
+    int slot = Integer.parseInt(settings.getOrDefault(SLOT, "0"));
+    partition = SourceOffsets.partition(parsed.tablePrefix(), slot);
+    long transactionTimeout = OutboxSourceConfig.transactionTimeoutMs(settings);
+    // A batch handed to Connect by claim time + this window commits or is aborted before its lease ends.
+    sendWindow = parsed.lease().minusMillis(transactionTimeout + OutboxSourceConfig.ABORT_MARGIN_MS);
+    dataSource = dataSource(parsed, slot);
+    JdbcOutboxStore jdbcStore = JdbcOutboxStore.builder(dataSource).withTablePrefix(parsed.tablePrefix())
+        .withClock(clock).build();
+    store = jdbcStore;
+    landed = new LandedEntries(jdbcStore);
+    records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),
+        parsed.maxRecordBytes());
+    // A crash between Kafka's commit and the outbox's leaves the last batch listed in this slot's committed offset.
+    unsettledLanded.addAll(SourceOffsets.entriesOf(context.offsetStorageReader().offset(partition)));
+    LOGGER.log(System.Logger.Level.INFO, "outbox task slot {0} started; {1} entries of its last committed batch to"
+        + " settle", slot, unsettledLanded.size());
+  }
+
+  private static HikariDataSource dataSource(OutboxSourceConfig config, int slot) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(config.jdbcUrl());
+    if (!config.jdbcUser().isEmpty()) {
+      hikari.setUsername(config.jdbcUser());
+    }
+    if (!config.jdbcPassword().isEmpty()) {
+      hikari.setPassword(config.jdbcPassword());
+    }
+    hikari.setMaximumPoolSize(config.poolSize());
+    hikari.setPoolName("outbox4j-connect-" + slot);
+    // Start while the database is down: the polls fail and retry, as a relay's passes do.
+    hikari.setInitializationFailTimeout(-1);
+    return new HikariDataSource(hikari);
+  }
+
+  @Override
+  public @Nullable List<SourceRecord> poll() throws InterruptedException {
+    OutboxSourceConfig settings = required(config);
+    try {
+      if (!settle()) {
+        inFlight.awaitAnswers(settings.pollInterval().toMillis());
+        return null;
+      }
+      List<SourceRecord> polled = claimAndBuild(settings);
+      if (polled.isEmpty()) {
+        stopping.await(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+        return null;
+      }
+      return polled;
+    } catch (OutboxException e) {
+      // The database failed: nothing was claimed, or the claim is held until its lease ends. Try again later.
+      LOGGER.log(System.Logger.Level.WARNING, "outbox unavailable: {0}", e.getMessage());
+      stopping.await(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    }
+  }
+
+  /** @return {@code true} when the last batch is settled and a new claim may be made */
+  private boolean settle() {
+    retireAnswered();
+    for (UUID id : List.copyOf(unsettledLanded)) {
+      if (required(landed).retire(id)) {
+        unsettledLanded.remove(id);
+      }
+    }
+    return unsettledLanded.isEmpty() && inFlight.settled();
+  }
+
+  /** Retires the entries whose records Connect reported committed. Safe on any thread. */
+  private void retireAnswered() {
+    OutboxStore outbox = store;
+    if (outbox == null) {
+      return;
+    }
+    List<Claim> answered = inFlight.takeAnswered();
+    if (answered.isEmpty()) {
+      return;
+    }
+    List<Claim> lost;
+    try {
+      lost = outbox.markDelivered(answered, clock.instant());
+    } catch (OutboxException e) {
+      inFlight.putBack(answered);
+      throw e;
+    }
+    // Taken over after the lease ran out: retired through the entry face (whoever holds them reads our offset).
+    lost.forEach(claim -> unsettledLanded.add(claim.id()));
+  }
+
+  private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) {
+    OutboxStore outbox = required(store);
+    Instant now = clock.instant();
+    List<Claim> claims = outbox.claim(settings.batchSize(), now, settings.lease(), settings.maxRun());
+    if (claims.isEmpty()) {
+      return List.of();
+    }
+    if (clock.instant().isAfter(now.plus(sendWindow))) {
+      outbox.release(claims); // too much of the lease is gone for a transaction to end before it
+      return List.of();
+    }
+    List<Claim> toSend = new ArrayList<>(claims);
+    List<Claim> inDoubt = claims.stream().filter(Claim::inDoubt).toList();
+    if (!inDoubt.isEmpty()) {
+      Set<UUID> listed = SourceOffsets.landedInAnySlot(context.offsetStorageReader(), settings.tablePrefix(),
+          settings.settleSlots());
+      List<Claim> landedEarlier = SourceOffsets.among(inDoubt, listed);
+      if (!landedEarlier.isEmpty()) {
+        outbox.markDelivered(landedEarlier, clock.instant()).forEach(claim -> unsettledLanded.add(claim.id()));
+        toSend.removeAll(landedEarlier);
+      }
+    }
+    return build(outbox, toSend);
+  }
+
+  /**
+   * Builds the records; quarantines a refused entry and hands back what follows it in its key. The offset lists only
+   * the entries whose records are returned: an entry quarantined or handed back here never landed.
+   */
+  private List<SourceRecord> build(OutboxStore outbox, List<Claim> claims) {
+    OutboxRecords layout = required(records);
+    Set<String> blockedKeys = new HashSet<>();
+    List<Claim> handedBack = new ArrayList<>();
+    List<Claim> accepted = new ArrayList<>(claims.size());
+    for (Claim claim : claims) {
+      Optional<String> key = claim.message().orderingKey();
+      if (key.isPresent() && blockedKeys.contains(key.get())) {
+        handedBack.add(claim);
+        continue;
+      }
+      Optional<String> refusal = layout.refusal(claim);
+      if (refusal.isPresent()) {
+        outbox.quarantine(claim, QuarantineReason.permanentFailure(refusal.get()));
+        key.ifPresent(blockedKeys::add);
+      } else {
+        accepted.add(claim);
+      }
+    }
+    if (!handedBack.isEmpty()) {
+      outbox.release(handedBack);
+    }
+    Map<String, Object> offset = SourceOffsets.offset(accepted);
+    List<SourceRecord> built = new ArrayList<>(accepted.size());
+    for (Claim claim : accepted) {
+      built.add(layout.recordOf(claim, partition, offset));
+    }
+    inFlight.sent(accepted);
+    return built;
+  }
+
+  @Override
+  public void commitRecord(SourceRecord record, @Nullable RecordMetadata metadata) {
+    // metadata is null when a transform dropped the record: the connector's user chose so, and it is retired too.
+    Header id = record.headers().lastWithName(required(records).messageIdHeader());
+    if (id != null && id.value() instanceof String text) {
+      inFlight.committed(UUID.fromString(text));
+    }
+  }
+
+  @Override
+  public void commit() {
+    try {
+      retireAnswered();
+    } catch (OutboxException e) {
+      // Kept: the next poll retires them before it claims anything.
+      LOGGER.log(System.Logger.Level.WARNING, "could not retire committed entries yet: {0}", e.getMessage());
+    }
+  }
+
+  @Override
+  public void stop() {
+    stopping.countDown();
+    HikariDataSource pool = dataSource;
+    if (pool != null) {
+      pool.close();
+    }
+  }
+
+  private static <T> T required(@Nullable T value) {
+    if (value == null) {
+      throw new ConnectException("the outbox task was not started");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.outbox4j.kafka.connect;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import org.awaitility.Awaitility;
+
+/**
+ * A Connect worker's REST API, as an operator (or Strimzi) uses it: create, inspect, pause and resume connectors.
+ *
+ * <p>Thread-safe.
+ */
+final class ConnectRest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final URI base;
+
+  ConnectRest(URI base) {
+    this.base = base;
+  }
+
+  /** Creates (or replaces) a connector with this configuration. */
+  void putConnector(String name, Map<String, String> config) {
+    send("PUT", "connectors/" + name + "/config", JSON.valueToTree(config).toString(), 200, 201);
+  }
+
+  /** @return the connector's status document */
+  JsonNode status(String name) {
+    return tree(send("GET", "connectors/" + name + "/status", null, 200));
+  }
+
+  /** @return the answer of the validation endpoint for this configuration */
+  JsonNode validate(String connectorClass, Map<String, String> config) {
+    return tree(send("PUT", "connector-plugins/" + connectorClass + "/config/validate",
+        JSON.valueToTree(config).toString(), 200));
+  }
+
+  void pause(String name) {
+    send("PUT", "connectors/" + name + "/pause", null, 202);
+  }
+
+  void resume(String name) {
+    send("PUT", "connectors/" + name + "/resume", null, 202);
+  }
+
+  /** Waits until the connector and this many tasks run. */
+  void awaitRunning(String name, int tasks) {
+    Awaitility.await(name + " running with " + tasks + " tasks").atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() -> {
+          JsonNode status = status(name);
+          if (!"RUNNING".equals(status.path("connector").path("state").asText())) {
+            return false;
+          }
+          int running = 0;
+          for (JsonNode task : status.path("tasks")) {
+            if ("FAILED".equals(task.path("state").asText())) {
+              throw new AssertionError("task failed: " + task.path("trace").asText());
+            }
+            running += "RUNNING".equals(task.path("state").asText()) ? 1 : 0;
+          }
+          return running == tasks;
+        });
+  }
+
+  private static JsonNode tree(String body) {
+    try {
+      return JSON.readTree(body);
+    } catch (IOException e) {
+      throw new IllegalStateException("not JSON: " + body, e);
+    }
+  }
+
+  private String send(String method, String path, String body, int... expected) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))
+        .header("Content-Type", "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    try {
+      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      for (int status : expected) {
+        if (response.statusCode() == status) {
+          return response.body();
+        }
+      }
+      throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": "
+          + response.body());
+    } catch (IOException e) {
+      throw new IllegalStateException(method + " " + path + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(method + " " + path + " interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.outbox4j.kafka.connect;
+
+import dev.outbox4j.kafka.EmbeddedKafka;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * Reads a topic as a {@code read_committed} consumer and counts what an outbox promises: every message once (none
+ * lost, none invented, no duplicates), and each key's messages in the order they were written. Payloads are
+ * {@code key:n}, n counting up from 0 per key.
+ *
+ * <p>Not thread-safe.
+ */
+final class Judge implements AutoCloseable {
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+
+  Judge(EmbeddedKafka kafka, String topic) {
+    consumer = kafka.consumerFromStart(topic);
+  }
+
+  /** Reads what has arrived since the last call. @return how many records have arrived in all */
+  int poll() {
+    consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+    return records.size();
+  }
+
+  /** @return the payloads that arrived, as text, in arrival order */
+  List<String> payloads() {
+    return records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();
+  }
+
+  /**
+   * @param written the payloads written, {@code key:n}
+   * @return the verdict
+   */
+  Verdict verdict(Set<String> written) {
+    Set<String> seen = new HashSet<>();
+    int duplicates = 0;
+    int invented = 0;
+    int orderViolations = 0;
+    Map<String, Integer> lastPerKey = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> record : records) {
+      String payload = new String(record.value(), StandardCharsets.UTF_8);
+      if (!seen.add(payload)) {
+        duplicates++;
+        continue;
+      }
+      if (!written.contains(payload)) {
+        invented++;
+        continue;
+      }
+      int colon = payload.lastIndexOf(':');
+      String key = payload.substring(0, colon);
+      int n = Integer.parseInt(payload.substring(colon + 1));
+      Integer last = lastPerKey.put(key, n);
+      if (last != null && n < last) {
+        orderViolations++;
+      }
+      Header id = record.headers().lastHeader("message-id");
+      if (id == null || record.key() == null || !new String(record.key(), StandardCharsets.UTF_8).equals(key)) {
+        invented++; // the layout is wrong: no id header, or the record key is not the ordering key
+      }
+    }
+    int lost = (int) written.stream().filter(payload -> !seen.contains(payload)).count();
+    return new Verdict(records.size(), lost, invented, duplicates, orderViolations);
+  }
+
+  @Override
+  public void close() {
+    consumer.close();
+  }
+
+  /** What the judge found. */
+  record Verdict(int received, int lost, int invented, int duplicates, int orderViolations) {}
+}

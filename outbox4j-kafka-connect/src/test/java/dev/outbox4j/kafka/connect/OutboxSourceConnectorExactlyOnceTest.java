@@ -1,0 +1,136 @@
+package dev.outbox4j.kafka.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
+import dev.outbox4j.jdbc.testing.RunDatabases;
+import dev.outbox4j.kafka.EmbeddedKafka;
+import dev.outbox4j.spi.QuarantineQuery;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connector on a real distributed Connect cluster (two workers in this JVM) with exactly-once source support,
+ * against the in-process broker and a PostgreSQL outbox: every entry arrives once to a {@code read_committed}
+ * consumer, in key order, with two tasks sharing the outbox; a record Kafka would refuse quarantines only its entry.
+ */
+class OutboxSourceConnectorExactlyOnceTest {
+  private static final EmbeddedKafka KAFKA = EmbeddedKafka.shared();
+  private static ConnectWorkers workers;
+
+  @BeforeAll
+  static void startWorkers() {
+    workers = ConnectWorkers.start(KAFKA, 2, true);
+  }
+
+  @AfterAll
+  static void stopWorkers() {
+    workers.close();
+  }
+
+  static Map<String, String> connectorConfig(String tablePrefix, String topic, int tasks) {
+    Map<String, String> config = new HashMap<>();
+    config.put("connector.class", OutboxSourceConnector.class.getName());
+    config.put("tasks.max", Integer.toString(tasks));
+    config.put("exactly.once.support", "required");
+    config.put("transaction.boundary", "poll");
+    config.put(OutboxSourceConfig.JDBC_URL, RunDatabases.postgresUrl());
+    config.put(OutboxSourceConfig.TABLE_PREFIX, tablePrefix);
+    config.put(OutboxSourceConfig.TOPIC_PATTERN, topic);
+    config.put(OutboxSourceConfig.BATCH_SIZE, "200");
+    config.put(OutboxSourceConfig.POLL_INTERVAL_MS, "50");
+    return config;
+  }
+
+  static List<Message> messages(int count, int keys, String keyPrefix) {
+    List<Message> messages = new ArrayList<>(count);
+    int[] next = new int[keys];
+    for (int i = 0; i < count; i++) {
+      int key = i % keys;
+      String orderingKey = keyPrefix + key;
+      messages.add(Message.builder().withDestination("orders").withOrderingKey(orderingKey)
+          .withPayload((orderingKey + ":" + next[key]++).getBytes(StandardCharsets.UTF_8))
+          .withHeaders(Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")).build());
+    }
+    return messages;
+  }
+
+  static Set<String> payloads(List<Message> messages) {
+    Set<String> payloads = new LinkedHashSet<>();
+    messages.forEach(m -> payloads.add(new String(m.payload(), StandardCharsets.UTF_8)));
+    return payloads;
+  }
+
+  @Test
+  void two_tasks_deliver_every_entry_once_in_key_order_to_a_read_committed_consumer() {
+    String topic = "connect-eos-" + UUID.randomUUID();
+    KAFKA.createTopic(topic, 4);
+    List<Message> messages = messages(3_000, 50, "k");
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("connect_eos_");
+        Judge judge = new Judge(KAFKA, topic)) {
+      outbox.write(messages.subList(0, 1_500));
+      ConnectRest rest = workers.rest();
+      rest.putConnector("eos", connectorConfig("connect_eos_", topic, 2));
+      rest.awaitRunning("eos", 2);
+      outbox.write(messages.subList(1_500, messages.size())); // while the tasks drain
+      Awaitility.await("all records committed").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(10))
+          .until(() -> judge.poll() >= messages.size());
+      Awaitility.await("the outbox drained").atMost(Duration.ofSeconds(30)).until(() -> outbox.pending() == 0);
+      judge.poll();
+
+      Judge.Verdict verdict = judge.verdict(payloads(messages));
+      assertThat(verdict).isEqualTo(new Judge.Verdict(messages.size(), 0, 0, 0, 0));
+      assertThat(rest.status("eos").path("tasks").size()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void a_record_kafka_would_refuse_quarantines_only_its_entry_and_blocks_only_its_key() {
+    String topic = "connect-large-" + UUID.randomUUID();
+    KAFKA.createTopic(topic, 2);
+    try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("connect_large_");
+        Judge judge = new Judge(KAFKA, topic)) {
+      Message before = Message.builder().withDestination("orders").withOrderingKey("big")
+          .withPayload("big:0".getBytes(StandardCharsets.UTF_8)).build();
+      Message tooLarge = Message.builder().withDestination("orders").withOrderingKey("big")
+          .withPayload(new byte[8_192]).build();
+      Message behind = Message.builder().withDestination("orders").withOrderingKey("big")
+          .withPayload("big:2".getBytes(StandardCharsets.UTF_8)).build();
+      List<Message> others = messages(200, 5, "other");
+      List<Message> all = new ArrayList<>(List.of(before, tooLarge, behind));
+      all.addAll(others);
+      outbox.write(all);
+      Map<String, String> config = connectorConfig("connect_large_", topic, 2);
+      config.put(OutboxSourceConfig.MAX_RECORD_BYTES, "4096");
+      ConnectRest rest = workers.rest();
+      rest.putConnector("large", config);
+      rest.awaitRunning("large", 2);
+
+      Awaitility.await("the other keys and the entry before the large one delivered").atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(50)).until(() -> judge.poll() >= others.size() + 1);
+      Awaitility.await("the large entry quarantined").atMost(Duration.ofSeconds(30))
+          .until(() -> outbox.store().quarantined(QuarantineQuery.first(10)).size() == 1);
+      assertThat(outbox.store().quarantined(QuarantineQuery.first(10)).get(0).id()).isEqualTo(tooLarge.id());
+      assertThat(outbox.store().quarantined(QuarantineQuery.first(10)).get(0).quarantineReason())
+          .contains("max.record.bytes");
+      assertThat(outbox.store().find(behind.id())).isPresent(); // blocked behind it, not sent
+      rest.awaitRunning("large", 2); // no task failed
+      judge.poll();
+      Set<String> expected = payloads(others);
+      expected.add("big:0");
+      assertThat(judge.verdict(expected)).isEqualTo(new Judge.Verdict(others.size() + 1, 0, 0, 0, 0));
+    }
+  }
+}
