@@ -37,20 +37,22 @@ final class ScenarioRunner {
       }
       List<RunMeasurement> runs = new ArrayList<>();
       int measured = scenario.messages(messages, false);
-      for (int i = 0; i < options.runs(); i++) {
-        scenario.prepare(measured);
-        System.gc();
-        CpuMeter.Sample before = cpu.sample();
-        long start = System.nanoTime();
-        Outcome outcome = scenario.execute(measured);
-        long elapsed = System.nanoTime() - start;
-        CpuMeter.Usage usage = cpu.since(before);
-        RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.postgresNanos(),
-            outcome.operations() == 0 ? Double.NaN : outcome.operationNanos() / 1e3 / outcome.operations(),
-            outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()));
-        runs.add(run);
-        log.printf(" %,.0f/s %.0fµs", run.messagesPerSecond(), run.cpuMicrosPerMessage());
-        log.flush();
+      try (ScenarioProfile profile = ScenarioProfile.start(scenario.id())) {
+        for (int i = 0; i < options.runs(); i++) {
+          scenario.prepare(measured);
+          System.gc();
+          CpuMeter.Sample before = cpu.sample();
+          long start = System.nanoTime();
+          Outcome outcome = scenario.execute(measured);
+          long elapsed = System.nanoTime() - start;
+          CpuMeter.Usage usage = cpu.since(before);
+          RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.postgresNanos(),
+              outcome.operations() == 0 ? Double.NaN : outcome.operationNanos() / 1e3 / outcome.operations(),
+              outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()));
+          runs.add(run);
+          log.printf(" %,.0f/s %.0fµs", run.messagesPerSecond(), run.cpuMicrosPerMessage());
+          log.flush();
+        }
       }
       log.println();
       return new ScenarioResult(scenario.id(), scenario.title(), runs);
