@@ -42,21 +42,31 @@ final class ScenarioRunner {
           scenario.prepare(measured);
           System.gc();
           CpuMeter.Sample before = cpu.sample();
+          long jitBefore = jitMillis();
           long start = System.nanoTime();
           Outcome outcome = scenario.execute(measured);
           long elapsed = System.nanoTime() - start;
           CpuMeter.Usage usage = cpu.since(before);
+          long jit = jitMillis() - jitBefore;
           RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.postgresNanos(),
               outcome.operations() == 0 ? Double.NaN : outcome.operationNanos() / 1e3 / outcome.operations(),
-              outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()));
+              outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()), jit);
           runs.add(run);
-          log.printf(" %,.0f/s %.0fµs", run.messagesPerSecond(), run.cpuMicrosPerMessage());
+          log.printf(" %,.0f/s %.0fµs (JIT %.0fµs)", run.messagesPerSecond(), run.cpuMicrosPerMessage(),
+              run.jitMicrosPerMessage());
           log.flush();
         }
       }
       log.println();
       return new ScenarioResult(scenario.id(), scenario.title(), runs);
     }
+  }
+
+  /** @return the JIT compilers' accumulated time, ms, or 0 where the JVM does not report it */
+  private static long jitMillis() {
+    var compilation = java.lang.management.ManagementFactory.getCompilationMXBean();
+    return compilation != null && compilation.isCompilationTimeMonitoringSupported()
+        ? compilation.getTotalCompilationTime() : 0;
   }
 
   static long[] sorted(long[] values) {
