@@ -262,7 +262,7 @@ public final class BenchMain {
       for (boolean keyed : new boolean[] {false, true}) {
         plan.add(new Planned(Set.of("http"), () -> new RawBrokerDrain(database, new HttpBenchBroker(keepAlive), keyed)));
         plan.add(new Planned(Set.of("http"),
-            () -> new Outbox4jBrokerDrain(database, new HttpBenchBroker(keepAlive), keyed)));
+            () -> Outbox4jBrokerDrain.started(database, new HttpBenchBroker(keepAlive), keyed)));
       }
     }
   }

@@ -23,15 +23,24 @@ import java.util.concurrent.TimeUnit;
  * at a time (the transport's bound), every {@code 200} awaited, a request that failed sent again (so every row is
  * confirmed, as the relay's are), the rows of one key one after another in {@code seq} order. Both send the payload,
  * the content type, {@code Outbox-Message-Id} and, for keyed rows, {@code Outbox-Ordering-Key}; no signature.
+ *
+ * <p>With {@code -Doutbox4j.bench.webhook.keepalive=<url>} or {@code -Doutbox4j.bench.webhook.close=<url>} the rows of
+ * that kind post to a receiver running outside the bench instead (for example Python's {@code ThreadingHTTPServer},
+ * {@code outbox4j-bench/scripts/webhook-receiver.py}); the rows then count what the relay and the baseline confirmed.
  */
 final class HttpBenchBroker implements BenchBroker {
   private static final int ATTEMPTS = 5;
 
   private final WebhookReceiver receiver;
+  private final URI uri;
+  private final boolean external;
 
   /** @param keepAlive whether the receiver keeps connections open (HTTP/1.1) or closes each (HTTP/1.0) */
   HttpBenchBroker(boolean keepAlive) throws Exception {
     this.receiver = new WebhookReceiver(keepAlive);
+    String elsewhere = System.getProperty("outbox4j.bench.webhook." + (keepAlive ? "keepalive" : "close"));
+    this.external = elsewhere != null && !elsewhere.isBlank();
+    this.uri = external ? URI.create(elsewhere) : receiver.uri();
   }
 
   @Override
@@ -41,20 +50,21 @@ final class HttpBenchBroker implements BenchBroker {
 
   @Override
   public String describe() {
-    return "webhook receiver (thread per connection, backlog " + WebhookReceiver.BACKLOG + ", "
-        + (receiver.keepAlive() ? "HTTP/1.1 keep-alive" : "HTTP/1.0, closes each connection") + "), 200 awaited";
+    String kind = receiver.keepAlive() ? "HTTP/1.1 keep-alive" : "HTTP/1.0, closes each connection";
+    return external ? "external webhook receiver at " + uri + " (" + kind + "), 200 awaited"
+        : "webhook receiver (thread per connection, backlog " + WebhookReceiver.BACKLOG + ", " + kind
+            + "), 200 awaited";
   }
 
   @Override
   public Transport transport() {
-    return HttpTransport.builder().withEndpoint(Payloads.DESTINATION, receiver.uri()).build();
+    return HttpTransport.builder().withEndpoint(Payloads.DESTINATION, uri).build();
   }
 
   @Override
   public Publisher publisher() {
     HttpClient client = HttpClient.newBuilder().connectTimeout(HttpTransport.DEFAULT_CONNECT_TIMEOUT)
         .followRedirects(HttpClient.Redirect.NEVER).build();
-    URI uri = receiver.uri();
     return new Publisher() {
       @Override
       public void publishAll(List<Row> rows) throws Exception {

@@ -65,8 +65,8 @@ class HttpConnectionsTest {
 
   @Test
   void a_request_waiting_its_turn_keeps_its_own_bound() throws Exception {
-    // the first request holds the only slot until its bound; the second, handed over meanwhile, is answered at its
-    // own bound (counted from its hand-over), not a whole bound after its turn came
+    // the first request holds the only slot until it times out; the second, handed over meanwhile, runs in the time
+    // left of its own bound (counted from its hand-over) and is answered retryable by the client's timeout or the bound
     try (RawHttpReceiver receiver = new RawHttpReceiver(true, Duration.ZERO, true);
         HttpTransport transport = HttpTransport.builder().withEndpoint("hook", receiver.uri())
             .withMaxConcurrentRequests(1).withConnectTimeout(Duration.ofMillis(200))
@@ -77,7 +77,7 @@ class HttpConnectionsTest {
 
       assertThat(outcomeOf(first)).isInstanceOf(DeliveryOutcome.Retryable.class);
       assertThat(outcomeOf(second)).isInstanceOfSatisfying(DeliveryOutcome.Retryable.class,
-          outcome -> assertThat(outcome.reason()).contains("no response within PT0.5S"));
+          outcome -> assertThat(outcome.reason()).contains("no response within"));
       receiver.release();
       assertThat(outcomeOf(transport.deliver(message(3)).toCompletableFuture())).isEqualTo(DeliveryOutcome.delivered());
     }
