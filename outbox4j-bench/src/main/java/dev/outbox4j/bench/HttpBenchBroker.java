@@ -2,10 +2,12 @@ package dev.outbox4j.bench;
 
 import dev.outbox4j.http.HttpTransport;
 import dev.outbox4j.spi.Transport;
+import dev.outbox4j.testkit.PlainHttpReceiver;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,8 +19,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A webhook receiver for the broker end-to-end scenarios ({@link WebhookReceiver}: keeping connections alive, or
- * closing each after its answer), outbox4j's HTTP transport pointed at it with its defaults, and a hand-written
+ * A webhook receiver for the broker end-to-end scenarios (the testkit's {@link PlainHttpReceiver}, built as Python's
+ * {@code ThreadingHTTPServer} is, with its backlog of {@value #BACKLOG}: keeping connections alive, or closing each
+ * after its answer), outbox4j's HTTP transport pointed at it with its defaults, and a hand-written
  * baseline: the JDK {@link HttpClient} posting the rows, at most {@link HttpTransport#DEFAULT_MAX_CONCURRENT_REQUESTS}
  * at a time (the transport's bound), every {@code 200} awaited, a request that failed sent again (so every row is
  * confirmed, as the relay's are), the rows of one key one after another in {@code seq} order. Both send the payload,
@@ -30,14 +33,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class HttpBenchBroker implements BenchBroker {
   private static final int ATTEMPTS = 5;
+  /** Python's {@code socketserver.TCPServer.request_queue_size}. */
+  static final int BACKLOG = 5;
 
-  private final WebhookReceiver receiver;
+  private final PlainHttpReceiver receiver;
   private final URI uri;
   private final boolean external;
 
   /** @param keepAlive whether the receiver keeps connections open (HTTP/1.1) or closes each (HTTP/1.0) */
   HttpBenchBroker(boolean keepAlive) throws Exception {
-    this.receiver = new WebhookReceiver(keepAlive);
+    this.receiver = new PlainHttpReceiver(keepAlive, BACKLOG, Duration.ZERO, false, HttpTransport.MESSAGE_ID_HEADER);
     String elsewhere = System.getProperty("outbox4j.bench.webhook." + (keepAlive ? "keepalive" : "close"));
     this.external = elsewhere != null && !elsewhere.isBlank();
     this.uri = external ? URI.create(elsewhere) : receiver.uri();
@@ -52,7 +57,7 @@ final class HttpBenchBroker implements BenchBroker {
   public String describe() {
     String kind = receiver.keepAlive() ? "HTTP/1.1 keep-alive" : "HTTP/1.0, closes each connection";
     return external ? "external webhook receiver at " + uri + " (" + kind + "), 200 awaited"
-        : "webhook receiver (thread per connection, backlog " + WebhookReceiver.BACKLOG + ", " + kind
+        : "webhook receiver (thread per connection, backlog " + BACKLOG + ", " + kind
             + "), 200 awaited";
   }
 
@@ -148,7 +153,7 @@ final class HttpBenchBroker implements BenchBroker {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     receiver.close();
   }
 }

@@ -190,6 +190,14 @@ final class Report {
         }
       }
     }
+    for (String receiver : List.of("keepalive", "close")) {
+      for (String kind : List.of("unkeyed", "keyed")) {
+        targets.add(new Target("webhooks end to end, receiver " + (receiver.equals("close")
+            ? "closing each connection" : "keeping connections alive") + ", " + kind
+            + ": outbox4j relay / JDK HttpClient baseline", "http-" + receiver + "-outbox4j-" + kind,
+            "http-" + receiver + "-raw-" + kind, Metric.THROUGHPUT, true, 0.8));
+      }
+    }
     for (String kind : List.of("unkeyed", "keyed")) {
       targets.add(new Target("Kafka, " + kind + ": transactional mode / idempotent transport",
           "kafka-tx-outbox4j-" + kind, "kafka-outbox4j-" + kind, Metric.THROUGHPUT, true, 0.8));

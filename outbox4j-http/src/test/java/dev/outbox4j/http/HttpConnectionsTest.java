@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.testkit.PlainHttpReceiver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +15,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How the transport uses connections: a bounded number of requests per endpoint, and receivers that close each
- * connection after answering (Python's {@code http.server} by default), on a plain-socket receiver.
+ * connection after answering (Python's {@code http.server} by default), on the testkit's {@link PlainHttpReceiver}.
  */
 class HttpConnectionsTest {
   private static final long WAIT_SECONDS = 30;
+
+  private static PlainHttpReceiver receiver(boolean keepAlive, Duration closeDelay, boolean hold) {
+    return new PlainHttpReceiver(keepAlive, 50, closeDelay, hold, HttpTransport.MESSAGE_ID_HEADER);
+  }
 
   private static Message message(int index) {
     return Message.builder().withDestination("hook").withPayload("{\"n\":" + index + "}")
@@ -32,7 +37,7 @@ class HttpConnectionsTest {
   void a_receiver_that_closes_each_connection_after_answering_gets_every_message() throws Exception {
     // the answer says HTTP/1.0 without "Connection: close", so the client pools the connection; the receiver closes it
     // 50 ms later, and the next request, sent at once, goes into it
-    try (RawHttpReceiver receiver = new RawHttpReceiver(false, Duration.ofMillis(50), false);
+    try (PlainHttpReceiver receiver = receiver(false, Duration.ofMillis(50), false);
         HttpTransport transport = HttpTransport.builder().withEndpoint("hook", receiver.uri()).build()) {
       List<DeliveryOutcome> outcomes = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
@@ -45,7 +50,7 @@ class HttpConnectionsTest {
 
   @Test
   void at_most_the_bound_of_requests_run_at_once_to_one_endpoint_and_the_others_wait_their_turn() throws Exception {
-    try (RawHttpReceiver receiver = new RawHttpReceiver(true, Duration.ZERO, true);
+    try (PlainHttpReceiver receiver = receiver(true, Duration.ZERO, true);
         HttpTransport transport = HttpTransport.builder().withEndpoint("hook", receiver.uri())
             .withMaxConcurrentRequests(4).build()) {
       List<CompletableFuture<DeliveryOutcome>> outcomes = new ArrayList<>();
@@ -67,7 +72,7 @@ class HttpConnectionsTest {
   void a_request_waiting_its_turn_keeps_its_own_bound() throws Exception {
     // the first request holds the only slot until it times out; the second, handed over meanwhile, runs in the time
     // left of its own bound (counted from its hand-over) and is answered retryable by the client's timeout or the bound
-    try (RawHttpReceiver receiver = new RawHttpReceiver(true, Duration.ZERO, true);
+    try (PlainHttpReceiver receiver = receiver(true, Duration.ZERO, true);
         HttpTransport transport = HttpTransport.builder().withEndpoint("hook", receiver.uri())
             .withMaxConcurrentRequests(1).withConnectTimeout(Duration.ofMillis(200))
             .withRequestTimeout(Duration.ofMillis(300)).build()) {
