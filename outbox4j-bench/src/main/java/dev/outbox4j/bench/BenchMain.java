@@ -260,7 +260,8 @@ public final class BenchMain {
   private static void httpRows(List<Planned> plan, BenchDatabase database) {
     for (boolean keepAlive : new boolean[] {true, false}) {
       for (boolean keyed : new boolean[] {false, true}) {
-        plan.add(new Planned(Set.of("http"), () -> new RawBrokerDrain(database, new HttpBenchBroker(keepAlive), keyed)));
+        plan.add(new Planned(Set.of("http"),
+            () -> new RawBrokerDrain(database, new HttpBenchBroker(keepAlive), keyed)));
         plan.add(new Planned(Set.of("http"),
             () -> Outbox4jBrokerDrain.started(database, new HttpBenchBroker(keepAlive), keyed)));
       }

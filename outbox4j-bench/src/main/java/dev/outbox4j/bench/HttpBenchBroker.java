@@ -100,7 +100,7 @@ final class HttpBenchBroker implements BenchBroker {
         }
       }
 
-      /** Posts the chain's rows in order, each until answered 2xx (up to {@value #ATTEMPTS} times), then frees its slot. */
+      /** Posts the chain's rows in order, each until answered 2xx ({@value #ATTEMPTS} tries), then frees a slot. */
       private void sendChain(ArrayDeque<Row> chain, Semaphore slots, CompletableFuture<Void> end, int attempt) {
         Row row = chain.peek();
         if (row == null) {

@@ -286,8 +286,8 @@ final class Report {
   /** Every run of every scenario, for the results file. */
   String raw() {
     StringBuilder out = new StringBuilder("| scenario id | run | msgs | seconds | msgs/s | JVM µs/msg | of which JIT |"
-        + " PG µs/msg | µs/claim | p50 ms | p90 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-        + " ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        + " PG µs/msg | µs/claim | p50 ms | p90 ms | p99 ms | max ms |\n"
+        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (ScenarioResult result : results.values()) {
       List<RunMeasurement> runs = new ArrayList<>(result.runs());
       for (int i = 0; i < runs.size(); i++) {

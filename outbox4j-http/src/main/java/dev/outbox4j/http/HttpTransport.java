@@ -64,8 +64,8 @@ import org.jspecify.annotations.Nullable;
  * default) to one endpoint at a time, the others waiting their turn within their bound (see {@link RequestGate}); the
  * relay's in-flight bound limits the total. A request whose connection closed before any response (a receiver that
  * closes every connection after its answer, a pooled connection the receiver had closed meanwhile) is sent again, on
- * another connection and within the same bound, up to three attempts in all, before it counts as a failure; the receiver may then see the
- * message twice, which delivery at least once allows (receivers dedupe on the message id).
+ * another connection and within the same bound, up to three attempts in all, before it counts as a failure; the
+ * receiver may then see the message twice, which delivery at least once allows (receivers dedupe on the message id).
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
@@ -251,7 +251,8 @@ public final class HttpTransport implements Transport {
     }
     CompletableFuture<DeliveryOutcome> outcome = new CompletableFuture<DeliveryOutcome>()
         .completeOnTimeout(DeliveryOutcome.retryable("no response within " + maxAnswerTime
-            + " (connect + request timeout); the request was cancelled"), maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS);
+            + " (connect + request timeout); the request was cancelled"),
+            maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS);
     RequestGate gate = gates.get(message.destination());
     gate.submit(outcome, () -> attempt(request, endpoint, outcome, gate, 1));
     return outcome;
