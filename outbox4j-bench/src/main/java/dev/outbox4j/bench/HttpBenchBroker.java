@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * {@code outbox4j-bench/scripts/webhook-receiver.py}); the rows then count what the relay and the baseline confirmed.
  */
 final class HttpBenchBroker implements BenchBroker {
-  private static final int ATTEMPTS = 5;
+  /** Tries of one row: one more than the connections the client holds, so the last goes out on a new one. */
+  private static final int ATTEMPTS = HttpTransport.DEFAULT_MAX_CONCURRENT_REQUESTS + 1;
   /** Python's {@code socketserver.TCPServer.request_queue_size}. */
   static final int BACKLOG = 5;
 

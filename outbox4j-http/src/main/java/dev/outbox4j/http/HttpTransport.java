@@ -64,8 +64,8 @@ import org.jspecify.annotations.Nullable;
  * default) to one endpoint at a time, the others waiting their turn within their bound (see {@link RequestGate}); the
  * relay's in-flight bound limits the total. A request whose connection closed before any response (a receiver that
  * closes every connection after its answer, a pooled connection the receiver had closed meanwhile) is sent again, on
- * another connection and within the same bound, up to three attempts in all, before it counts as a failure; the
- * receiver may then see the message twice, which delivery at least once allows (receivers dedupe on the message id).
+ * another connection and within the same bound (up to one more attempt than the endpoint's connections, so the last
+ * opens a new one), before it counts as a failure; the receiver may then see the message twice, which delivery at least once allows (receivers dedupe on the message id).
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
@@ -90,9 +90,6 @@ public final class HttpTransport implements Transport {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
   /** Default bound on the requests running at once to one endpoint: 16 (so at most 16 HTTP/1.1 connections). */
   public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 16;
-
-  /** Attempts of one request whose connections closed before any response, the first included. */
-  private static final int ATTEMPTS_ON_CLOSED_CONNECTIONS = 3;
 
   private static final Set<String> RESERVED = Set.of("content-type", MESSAGE_ID_HEADER.toLowerCase(Locale.ROOT),
       TIMESTAMP_HEADER.toLowerCase(Locale.ROOT), SIGNATURE_HEADER.toLowerCase(Locale.ROOT),
@@ -260,9 +257,9 @@ public final class HttpTransport implements Transport {
 
   /**
    * Sends the request; a connection that closed before any response (a receiver that closes each connection after
-   * answering, while the client had pooled it) gets another attempt on another connection, up to
-   * {@value #ATTEMPTS_ON_CLOSED_CONNECTIONS} in all, within the same bound (the pool may hold several such
-   * connections). Completes the outcome, or leaves it to its bound, and releases the gate once the exchange ended.
+   * answering, while the client had pooled it) gets another attempt on another connection, within the same bound: one
+   * more than the connections the client can hold to the endpoint (each such attempt takes a closed one out of its
+   * pool, so the last goes out on a new connection). Completes the outcome, or leaves it to its bound, and releases the gate once the exchange ended.
    */
   private void attempt(HttpRequest request, URI endpoint, CompletableFuture<DeliveryOutcome> outcome, RequestGate gate,
       int attempt) {
@@ -276,7 +273,7 @@ public final class HttpTransport implements Transport {
     }
     outcome.whenComplete((done, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
     sending.whenComplete((response, error) -> {
-      if (error != null && attempt < ATTEMPTS_ON_CLOSED_CONNECTIONS && !outcome.isDone()
+      if (error != null && attempt <= maxConcurrentRequests && !outcome.isDone()
           && closedBeforeResponse(error)) {
         attempt(request, endpoint, outcome, gate, attempt + 1);
         return;
