@@ -111,7 +111,12 @@ public final class BenchMain {
       ScenarioRunner runner = new ScenarioRunner(options, cpu, System.out);
       for (Planned planned : plan(database, options)) {
         if (planned.groups().stream().anyMatch(options::runs)) {
-          report.add(runner.run(planned.factory().create()));
+          Scenario scenario = planned.factory().create();
+          if (options.runsRow(scenario.id())) {
+            report.add(runner.run(scenario));
+          } else {
+            scenario.close();
+          }
         }
       }
       String loadAfter = loadAverage();
@@ -220,6 +225,7 @@ public final class BenchMain {
     kafkaTransactionRows(plan, database);
     brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
     brokerRows(plan, database, "nats", NatsBenchBroker::new);
+    httpRows(plan, database);
     return plan;
   }
 
@@ -243,6 +249,21 @@ public final class BenchMain {
           plan.add(new Planned(Set.of(group),
               () -> new Outbox4jBrokerDrain(database, brokers.create(), keyed, workers, claims)));
         }
+      }
+    }
+  }
+
+  /**
+   * Webhooks end to end (group {@code http}): into a receiver that keeps connections alive and one that closes each,
+   * unkeyed then keyed, the hand-written JDK client baseline right before the relay with the HTTP transport's defaults.
+   */
+  private static void httpRows(List<Planned> plan, BenchDatabase database) {
+    for (boolean keepAlive : new boolean[] {true, false}) {
+      for (boolean keyed : new boolean[] {false, true}) {
+        plan.add(new Planned(Set.of("http"),
+            () -> new RawBrokerDrain(database, new HttpBenchBroker(keepAlive), keyed)));
+        plan.add(new Planned(Set.of("http"),
+            () -> Outbox4jBrokerDrain.started(database, new HttpBenchBroker(keepAlive), keyed)));
       }
     }
   }

@@ -22,6 +22,7 @@ import java.util.Set;
  * @param quick whether this is the quick smoke-test mode (numbers not comparable with a full run)
  * @param outboxFillfactor an experiment: the fillfactor set on outbox4j's tables after migration, or 0 to leave the
  *     migration's (PostgreSQL's default, 100)
+ * @param rows scenario ids to run among the selected groups; empty means all (to profile or re-measure one row)
  */
 record BenchOptions(
     int messages,
@@ -37,14 +38,16 @@ record BenchOptions(
     int smallPending,
     int largePending,
     boolean quick,
-    int outboxFillfactor) {
+    int outboxFillfactor,
+    Set<String> rows) {
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS =
-      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "notify-trigger", "claim", "kafka", "kafka-hot", "rabbitmq", "nats");
+      List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency", "notify-trigger", "claim", "kafka", "kafka-hot", "rabbitmq", "nats", "http");
 
   BenchOptions {
     only = Set.copyOf(only);
+    rows = Set.copyOf(rows);
     for (String group : only) {
       if (!GROUPS.contains(group)) {
         throw new IllegalArgumentException("--only: unknown scenario group '" + group + "'; known: " + GROUPS);
@@ -68,6 +71,11 @@ record BenchOptions(
     return only.isEmpty() || only.contains(group);
   }
 
+  /** @return whether the scenario of this id runs (its group being selected) */
+  boolean runsRow(String scenarioId) {
+    return rows.isEmpty() || rows.contains(scenarioId);
+  }
+
   /** @return N for a warm-up run: the full N, so the JIT has compiled the hot paths before the first measurement */
   int warmupMessages() {
     return messages;
@@ -75,7 +83,7 @@ record BenchOptions(
 
   static String usage() {
     return """
-        usage: BenchMain [--help] [--n N] [--runs R] [--warmups W] [--only g1,g2] [--quick]
+        usage: BenchMain [--help] [--n N] [--runs R] [--warmups W] [--only g1,g2] [--rows id1,id2] [--quick]
                          [--url jdbc:postgresql://127.0.0.1:5432/test] [--user postgres]
                          [--writers 4] [--gruelbox-threads 8] [--latency-seconds 30] [--rate 2000]
                          [--small-pending 10000] [--large-pending 1000000] [--outbox-fillfactor 80]
@@ -83,8 +91,12 @@ record BenchOptions(
           kafka, rabbitmq, nats: broker end to end, outbox4j relay vs hand-written JDBC + client library (Kafka runs
             in-process; RabbitMQ on 127.0.0.1:5672 and NATS JetStream on 127.0.0.1:4222 must be running); kafka
             also runs the transactional mode's rows
+          http: webhooks into a local receiver that keeps connections alive or closes each, outbox4j's HTTP transport
+            vs the JDK HttpClient at the transport's concurrency (16), unkeyed and keyed
           kafka-hot: Kafka, a backlog over 3 keys, transactional mode (runs of a key) vs the idempotent transport
             (one entry of a key in flight), beside the transactional unkeyed and keyed rows
+          --rows: only the scenarios of these ids (e.g. outbox4j-drain-delete) among the groups selected
+          -Doutbox4j.bench.jfr=<dir> (a JVM property): a flight recording of each scenario's measured runs, <id>.jfr
           --help, -h: print this and exit
           --quick = --n 5000 --runs 1 --latency-seconds 5 --large-pending 100000 (a smoke test, not a measurement)
         """.formatted(String.join(",", GROUPS));
@@ -105,6 +117,7 @@ record BenchOptions(
     int runs = 3;
     int warmups = 1;
     Set<String> only = new LinkedHashSet<>();
+    Set<String> rows = new LinkedHashSet<>();
     String url = "jdbc:postgresql://127.0.0.1:5432/test";
     String user = "postgres";
     int writers = 4;
@@ -130,6 +143,7 @@ record BenchOptions(
         case "--runs" -> runs = number(arg, value);
         case "--warmups" -> warmups = number(arg, value);
         case "--only" -> only.addAll(List.of(value.split(",")));
+        case "--rows" -> rows.addAll(List.of(value.split(",")));
         case "--url" -> url = value;
         case "--user" -> user = value;
         case "--writers" -> writers = number(arg, value);
@@ -149,7 +163,7 @@ record BenchOptions(
       largePending = Math.min(largePending, 100_000);
     }
     return new BenchOptions(messages, runs, warmups, only, url, user, writers, gruelboxThreads, latencySeconds, rate,
-        smallPending, largePending, quick, fillfactor);
+        smallPending, largePending, quick, fillfactor, rows);
   }
 
   private static int number(String option, String value) {

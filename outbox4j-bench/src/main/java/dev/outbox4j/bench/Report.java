@@ -69,6 +69,8 @@ final class Report {
     TIME("×"),
     /** numerator CPU/msg ÷ denominator CPU/msg */
     CPU("×"),
+    /** numerator JVM CPU/msg ÷ denominator JVM CPU/msg */
+    JVM_CPU("×"),
     /** numerator µs per operation ÷ denominator µs per operation */
     OPERATION("×"),
     /** the numerator's p50 latency, ms */
@@ -104,6 +106,13 @@ final class Report {
           Metric.THROUGHPUT, true, 0.5));
       targets.add(new Target("drain" + with + ": 2 relays / 1 relay (informational)", drain + "-2relays",
           drain + "-delete", Metric.THROUGHPUT, true, Double.NaN));
+    }
+    // The relay and the messages are the same, only the claim differs: the default's JVM CPU per message running away
+    // from the other strategy's is what the 2026-12-03 runs showed (31-34.5 µs against 12-13.8 µs) and nothing caught.
+    for (dev.outbox4j.jdbc.ClaimStrategy claims : ClaimNames.alternatives()) {
+      targets.add(new Target("drain, delete mode: JVM CPU per message, outbox4j (1 relay, default claims) / claims as "
+          + ClaimNames.words(claims), "outbox4j-drain-delete", "outbox4j-drain" + ClaimNames.idSuffix(claims)
+          + "-delete", Metric.JVM_CPU, false, 1.3));
     }
     targets.add(new Target("drain, delete mode: outbox4j / raw leased claim + DELETE (reference, same two commits)",
         "outbox4j-drain-delete", "ceiling-leased-delete", Metric.THROUGHPUT, true, Double.NaN));
@@ -181,6 +190,14 @@ final class Report {
         }
       }
     }
+    for (String receiver : List.of("keepalive", "close")) {
+      for (String kind : List.of("unkeyed", "keyed")) {
+        targets.add(new Target("webhooks end to end, receiver " + (receiver.equals("close")
+            ? "closing each connection" : "keeping connections alive") + ", " + kind
+            + ": outbox4j relay / JDK HttpClient baseline", "http-" + receiver + "-outbox4j-" + kind,
+            "http-" + receiver + "-raw-" + kind, Metric.THROUGHPUT, true, 0.8));
+      }
+    }
     for (String kind : List.of("unkeyed", "keyed")) {
       targets.add(new Target("Kafka, " + kind + ": transactional mode / idempotent transport",
           "kafka-tx-outbox4j-" + kind, "kafka-outbox4j-" + kind, Metric.THROUGHPUT, true, 0.8));
@@ -252,6 +269,8 @@ final class Report {
           numerator.spread(RunMeasurement::messagesPerSecond));
       case CPU -> ratio(numerator.spread(RunMeasurement::cpuMicrosPerMessage),
           denominator.spread(RunMeasurement::cpuMicrosPerMessage));
+      case JVM_CPU -> ratio(numerator.spread(RunMeasurement::jvmMicrosPerMessage),
+          denominator.spread(RunMeasurement::jvmMicrosPerMessage));
       case OPERATION -> ratio(numerator.spread(RunMeasurement::microsPerOperation),
           denominator.spread(RunMeasurement::microsPerOperation));
       case P50 -> numerator.latency(RunMeasurement.Latency::p50Millis);
@@ -266,17 +285,18 @@ final class Report {
 
   /** Every run of every scenario, for the results file. */
   String raw() {
-    StringBuilder out = new StringBuilder("| scenario id | run | msgs | seconds | msgs/s | JVM µs/msg | PG µs/msg |"
-        + " µs/claim | p50 ms | p90 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        + " ---: | ---: | ---: | ---: |\n");
+    StringBuilder out = new StringBuilder("| scenario id | run | msgs | seconds | msgs/s | JVM µs/msg | of which JIT |"
+        + " PG µs/msg | µs/claim | p50 ms | p90 ms | p99 ms | max ms |\n"
+        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (ScenarioResult result : results.values()) {
       List<RunMeasurement> runs = new ArrayList<>(result.runs());
       for (int i = 0; i < runs.size(); i++) {
         RunMeasurement run = runs.get(i);
         RunMeasurement.Latency latency = run.latency();
-        out.append(format("| %s | %d | %d | %.2f | %,.0f | %.1f | %.1f | %s | %s | %s | %s | %s |\n", result.id(),
-            i + 1, run.messages(), run.elapsedNanos() / 1e9, run.messagesPerSecond(), run.jvmMicrosPerMessage(),
-            run.postgresMicrosPerMessage(), number(run.microsPerOperation()),
+        out.append(format("| %s | %d | %d | %.2f | %,.0f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s |\n",
+            result.id(), i + 1, run.messages(), run.elapsedNanos() / 1e9, run.messagesPerSecond(),
+            run.jvmMicrosPerMessage(), run.jitMicrosPerMessage(), run.postgresMicrosPerMessage(),
+            number(run.microsPerOperation()),
             latency == null ? "" : number(latency.p50Millis()), latency == null ? "" : number(latency.p90Millis()),
             latency == null ? "" : number(latency.p99Millis()),
             latency == null ? "" : number(latency.maxMillis())));

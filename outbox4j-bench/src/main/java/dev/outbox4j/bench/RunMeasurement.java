@@ -11,6 +11,9 @@ import org.jspecify.annotations.Nullable;
  * @param postgresCpuNanos the PostgreSQL processes' CPU in that time
  * @param microsPerOperation the mean time of a timed operation, or NaN
  * @param latency commit-to-transport latency percentiles, or {@code null}
+ * @param jitMillis the JIT compilers' time in that time ({@code CompilationMXBean#getTotalCompilationTime}, elapsed
+ *     time of the compiler threads, counted in {@code jvmCpuNanos} as CPU): a large share means the row is paying for
+ *     compiling code it, or a later row, runs, not for running it
  */
 record RunMeasurement(
     long messages,
@@ -18,7 +21,8 @@ record RunMeasurement(
     long jvmCpuNanos,
     long postgresCpuNanos,
     double microsPerOperation,
-    @Nullable Latency latency) {
+    @Nullable Latency latency,
+    long jitMillis) {
 
   /**
    * @param p50Millis median
@@ -48,6 +52,11 @@ record RunMeasurement(
 
   double cpuMicrosPerMessage() {
     return (jvmCpuNanos + postgresCpuNanos) / 1e3 / messages;
+  }
+
+  /** @return the JIT compilers' time per message, µs (elapsed time of the compiler threads) */
+  double jitMicrosPerMessage() {
+    return jitMillis * 1e3 / messages;
   }
 
   double jvmMicrosPerMessage() {

@@ -130,6 +130,38 @@ class BenchHarnessTest {
     }
   }
 
+  @Test
+  void webhook_baseline_and_relay_each_post_every_row_to_either_receiver_and_retire_it() throws Exception {
+    String table = Outbox4jBrokerDrain.TABLE_PREFIX + "outbox";
+    for (boolean keepAlive : new boolean[] {true, false}) {
+      for (boolean keyed : new boolean[] {false, true}) {
+        HttpBenchBroker rawReceiver = new HttpBenchBroker(keepAlive);
+        try (RawBrokerDrain raw = new RawBrokerDrain(database, rawReceiver, keyed)) {
+          raw.prepare(1_200);
+          assertThat(raw.execute(1_200).messages()).isEqualTo(1_200);
+          assertThat(database.count(table)).isZero();
+          assertThat(rawReceiver.stored()).isEqualTo(1_200);
+        }
+        HttpBenchBroker relayReceiver = new HttpBenchBroker(keepAlive);
+        try (Outbox4jBrokerDrain relay = Outbox4jBrokerDrain.started(database, relayReceiver, keyed)) {
+          relay.prepare(1_200);
+          assertThat(relay.execute(1_200).messages()).isEqualTo(1_200);
+          assertThat(database.count(table)).isZero();
+          assertThat(relayReceiver.stored()).isEqualTo(1_200);
+        }
+      }
+    }
+  }
+
+  @Test
+  void rows_pick_scenarios_by_id_among_the_groups() {
+    BenchOptions picked = BenchOptions.parse(new String[] {"--rows", "outbox4j-drain-delete,ceiling-delete"});
+
+    assertThat(picked.runsRow("ceiling-delete")).isTrue();
+    assertThat(picked.runsRow("ceiling-update")).isFalse();
+    assertThat(BenchOptions.parse(new String[0]).runsRow("ceiling-update")).isTrue();
+  }
+
   /** Both sides, unkeyed and keyed, each on a fresh destination that is deleted afterwards. */
   private void brokerDrainsDeliverEveryRow(BrokerFactory brokers) throws Exception {
     String table = Outbox4jBrokerDrain.TABLE_PREFIX + "outbox";

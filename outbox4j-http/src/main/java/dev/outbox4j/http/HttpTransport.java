@@ -60,8 +60,12 @@ import org.jspecify.annotations.Nullable;
  * redirects are not followed for a signed POST) is permanent, as is a header the HTTP client refuses to send. The
  * response body is discarded unread.
  *
- * <p>Requests are sent with {@link HttpClient#sendAsync}, so a batch is in flight at once; the relay's in-flight bound
- * limits concurrency.
+ * <p>Requests are sent with {@link HttpClient#sendAsync}, at most {@link Builder#withMaxConcurrentRequests} (16 by
+ * default) to one endpoint at a time, the others waiting their turn within their bound (see {@link RequestGate}); the
+ * relay's in-flight bound limits the total. A request whose connection closed before any response (a receiver that
+ * closes every connection after its answer, a pooled connection the receiver had closed meanwhile) is sent again, on
+ * another connection and within the same bound (up to one more attempt than the endpoint's connections, so the last
+ * opens a new one), before it counts as a failure; the receiver may then see the message twice, which delivery at least once allows (receivers dedupe on the message id).
  *
  * <p>The bound on every answer ({@link #maxAnswerTime()}) is the connect timeout plus the request timeout. The client
  * enforces both; in addition, a request still unanswered at the bound is cancelled, which aborts its exchange and
@@ -84,6 +88,8 @@ public final class HttpTransport implements Transport {
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
   /** Default connect timeout: 3 s. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+  /** Default bound on the requests running at once to one endpoint: 16 (so at most 16 HTTP/1.1 connections). */
+  public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 16;
 
   private static final Set<String> RESERVED = Set.of("content-type", MESSAGE_ID_HEADER.toLowerCase(Locale.ROOT),
       TIMESTAMP_HEADER.toLowerCase(Locale.ROOT), SIGNATURE_HEADER.toLowerCase(Locale.ROOT),
@@ -99,9 +105,15 @@ public final class HttpTransport implements Transport {
   private final HttpClient client;
   private final boolean ownsClient;
   private final EndpointCredentials credentials;
+  private final Map<String, RequestGate> gates;
+  private final int maxConcurrentRequests;
 
   private HttpTransport(Builder builder) {
     this.endpoints = Map.copyOf(builder.endpoints);
+    this.maxConcurrentRequests = builder.maxConcurrentRequests;
+    Map<String, RequestGate> gates = new LinkedHashMap<>();
+    endpoints.keySet().forEach(alias -> gates.put(alias, new RequestGate(builder.maxConcurrentRequests)));
+    this.gates = Map.copyOf(gates);
     this.signature = builder.scheme == SignatureScheme.OUTBOX4J && !builder.secrets.isEmpty()
         ? WebhookSignature.withSecret(builder.secrets.get(0)) : null;
     this.standardWebhooks = builder.scheme == SignatureScheme.STANDARD_WEBHOOKS
@@ -152,6 +164,8 @@ public final class HttpTransport implements Transport {
    *       by commas;
    *   <li>{@code signature-scheme}: {@code standard-webhooks} (default) or {@code outbox4j};
    *   <li>{@code request-timeout}: default 5s; {@code connect-timeout}: default 3s;
+   *   <li>{@code max-concurrent-requests}: the requests running at once to one endpoint, default
+   *       {@value #DEFAULT_MAX_CONCURRENT_REQUESTS};
    *   <li>{@code http-version}: {@code HTTP_1_1} (default) or {@code HTTP_2}.
    * </ul>
    *
@@ -183,6 +197,7 @@ public final class HttpTransport implements Transport {
     });
     props.duration("request-timeout").ifPresent(builder::withRequestTimeout);
     props.duration("connect-timeout").ifPresent(builder::withConnectTimeout);
+    props.integer("max-concurrent-requests").ifPresent(builder::withMaxConcurrentRequests);
     props.string("http-version").ifPresent(version -> {
       try {
         builder.withHttpVersion(HttpClient.Version.valueOf(version.toUpperCase(Locale.ROOT)));
@@ -231,12 +246,48 @@ public final class HttpTransport implements Transport {
       return CompletableFuture.completedFuture(
           DeliveryOutcome.permanent("message cannot be sent over HTTP: " + e.getMessage()));
     }
-    CompletableFuture<HttpResponse<Void>> sending = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
-    return sending
-        .handle((response, error) -> error != null ? classify(error, endpoint) : classify(response))
+    CompletableFuture<DeliveryOutcome> outcome = new CompletableFuture<DeliveryOutcome>()
         .completeOnTimeout(DeliveryOutcome.retryable("no response within " + maxAnswerTime
-            + " (connect + request timeout); the request was cancelled"), maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS)
-        .whenComplete((outcome, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
+            + " (connect + request timeout); the request was cancelled"),
+            maxAnswerTime.toNanos(), TimeUnit.NANOSECONDS);
+    RequestGate gate = gates.get(message.destination());
+    gate.submit(outcome, () -> attempt(request, endpoint, outcome, gate, 1));
+    return outcome;
+  }
+
+  /**
+   * Sends the request; a connection that closed before any response (a receiver that closes each connection after
+   * answering, while the client had pooled it) gets another attempt on another connection, within the same bound: one
+   * more than the connections the client can hold to the endpoint (each such attempt takes a closed one out of its
+   * pool, so the last goes out on a new connection). Completes the outcome, or leaves it to its bound, and releases the gate once the exchange ended.
+   */
+  private void attempt(HttpRequest request, URI endpoint, CompletableFuture<DeliveryOutcome> outcome, RequestGate gate,
+      int attempt) {
+    CompletableFuture<HttpResponse<Void>> sending;
+    try {
+      sending = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    } catch (RuntimeException e) {
+      outcome.complete(classify(e, endpoint));
+      gate.release();
+      return;
+    }
+    outcome.whenComplete((done, error) -> sending.cancel(true)); // aborts an exchange still running; else no effect
+    sending.whenComplete((response, error) -> {
+      if (error != null && attempt <= maxConcurrentRequests && !outcome.isDone()
+          && closedBeforeResponse(error)) {
+        attempt(request, endpoint, outcome, gate, attempt + 1);
+        return;
+      }
+      outcome.complete(error != null ? classify(error, endpoint) : classify(response));
+      gate.release();
+    });
+  }
+
+  /** @return whether the failure is a connection that ended before any response, not a refusal or a timeout */
+  private static boolean closedBeforeResponse(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return cause instanceof IOException && !(cause instanceof ConnectException)
+        && !(cause instanceof HttpTimeoutException) && !(cause instanceof javax.net.ssl.SSLException);
   }
 
   /**
@@ -362,7 +413,8 @@ public final class HttpTransport implements Transport {
   @Override
   public String toString() {
     return "HttpTransport{endpoints=" + endpoints.keySet() + ", signed=" + (signature != null ? "outbox4j" : standardWebhooks != null ? "standard-webhooks" : "no")
-        + ", requestTimeout=" + requestTimeout + "}";
+        + ", requestTimeout=" + requestTimeout
+        + ", maxConcurrentRequests=" + maxConcurrentRequests + "}";
   }
 
   /**
@@ -376,6 +428,7 @@ public final class HttpTransport implements Transport {
     private SignatureScheme scheme = SignatureScheme.STANDARD_WEBHOOKS;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
     private HttpClient.Version version = HttpClient.Version.HTTP_1_1;
     private Clock clock = Clock.systemUTC();
     private @Nullable HttpClient client;
@@ -492,6 +545,18 @@ public final class HttpTransport implements Transport {
     }
 
     /**
+     * @param count the requests that may run at once to one endpoint (alias); default
+     *     {@value HttpTransport#DEFAULT_MAX_CONCURRENT_REQUESTS}. The others wait in order, each within its delivery's
+     *     bound ({@link HttpTransport#maxAnswerTime()}, counted from the hand-over): one still waiting then is failed
+     *     as retryable and never sent. Over HTTP/1.1 it bounds the connections the client opens to the endpoint.
+     * @return this builder
+     */
+    public Builder withMaxConcurrentRequests(int count) {
+      this.maxConcurrentRequests = count;
+      return this;
+    }
+
+    /**
      * @param httpVersion the protocol version to ask for; default HTTP/1.1; ignored with {@link #withHttpClient}
      * @return this builder
      */
@@ -557,6 +622,9 @@ public final class HttpTransport implements Transport {
       }
       requirePositive("requestTimeout", requestTimeout);
       requirePositive("connectTimeout", connectTimeout);
+      if (maxConcurrentRequests < 1) {
+        throw new IllegalArgumentException("maxConcurrentRequests must be positive, was " + maxConcurrentRequests);
+      }
       return new HttpTransport(this);
     }
 
