@@ -3,6 +3,8 @@ package dev.outbox4j.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.jdbc.ClaimStrategy;
 import dev.outbox4j.jdbc.JdbcOutbox;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
+import dev.outbox4j.jdbc.KeyNumbering;
 import dev.outbox4j.spi.Retention;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -200,8 +202,9 @@ public final class BenchMain {
         plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger)));
       }
     }
-    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false)));
-    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true)));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false, KeyNumbering.AT_COMMIT)));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true, KeyNumbering.AT_COMMIT)));
+    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true, KeyNumbering.AT_INSERT)));
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
     for (ClaimStrategy claims : ClaimNames.alternatives()) {
@@ -287,9 +290,12 @@ public final class BenchMain {
     }
   }
 
-  /** Scenario 4 with an outbox4j write: unkeyed, or keyed over 1,000 keys (the per-key lock is taken at commit). */
-  private static Scenario outbox4jWrites(BenchDatabase database, BenchOptions options, boolean keyed)
-      throws Exception {
+  /**
+   * Scenario 4 with an outbox4j write: unkeyed, or keyed over 1,000 keys, numbered at commit (the schema's default)
+   * or at insert ({@link JdbcOutboxStore#useKeyNumbering}).
+   */
+  private static Scenario outbox4jWrites(BenchDatabase database, BenchOptions options, boolean keyed,
+      KeyNumbering numbering) throws Exception {
     BusinessTable.reset(database);
     Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
     JdbcOutbox outbox;
@@ -297,11 +303,17 @@ public final class BenchMain {
       tables.recreate(setup);
       // The writer keeps the dialect detected here and never touches the pool again: it writes on the callers'
       // connections.
-      outbox = tables.store(setup, Retention.deleteOnDelivery()).outbox();
+      JdbcOutboxStore store = tables.store(setup, Retention.deleteOnDelivery());
+      if (numbering == KeyNumbering.AT_INSERT) {
+        store.useKeyNumbering(numbering);
+      }
+      outbox = store.outbox();
     }
-    return new WriteScenario(database, options.writers(), keyed ? "write-outbox4j-keyed" : "write-outbox4j-unkeyed",
-        "4 business row + outbox4j write, " + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys)" : "unkeyed")
-            + ", " + options.writers() + " writers",
+    String id = !keyed ? "write-outbox4j-unkeyed"
+        : numbering == KeyNumbering.AT_INSERT ? "write-outbox4j-keyed-at-insert" : "write-outbox4j-keyed";
+    return new WriteScenario(database, options.writers(), id,
+        "4 business row + outbox4j write, " + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys), numbered at "
+            + numbering.configName() : "unkeyed") + ", " + options.writers() + " writers",
         tables::truncate,
         (connection, index) -> outbox.write(connection,
             Outbox4jTables.message(keyed ? "key-" + (index % Outbox4jTables.KEYS) : null)));

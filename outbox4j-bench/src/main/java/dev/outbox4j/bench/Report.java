@@ -126,6 +126,8 @@ final class Report {
         "write-raw-outbox", Metric.CPU, false, 1.05));
     targets.add(new Target("write, keyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-keyed",
         "write-raw-outbox", Metric.CPU, false, 1.2));
+    targets.add(new Target("write, keyed, numbered at insert (opt-in): CPU per transaction, outbox4j / raw outbox row",
+        "write-outbox4j-keyed-at-insert", "write-raw-outbox", Metric.CPU, false, 1.2));
     targets.add(new Target("write, keyed: CPU, raw row numbered by UPDATE of the row (experiment) / raw outbox row",
         "write-raw-keyed-update", "write-raw-outbox", Metric.CPU, false, Double.NaN));
     targets.add(new Target("write, keyed: CPU, raw row numbered into a side table (experiment) / raw outbox row",
