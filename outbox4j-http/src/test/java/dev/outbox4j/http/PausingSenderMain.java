@@ -1,13 +1,11 @@
 package dev.outbox4j.http;
 
 import dev.outbox4j.Message;
-import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.testkit.PausedProcess;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The child process of {@link HttpPausedProcessTest} ({@link PausedProcess}): a batch of webhooks, one key each,
@@ -23,10 +21,7 @@ final class PausingSenderMain {
         .withConnectTimeout(Duration.ofMillis(Long.parseLong(args[2])))
         .withRequestTimeout(Duration.ofMillis(Long.parseLong(args[3]))).build()) {
       Message warmUp = Message.builder().withDestination("hooks").withPayload("warm-up").build();
-      DeliveryOutcome first = transport.deliver(warmUp).toCompletableFuture().get(30, TimeUnit.SECONDS);
-      if (!(first instanceof DeliveryOutcome.Delivered)) {
-        throw new IllegalStateException("warm-up not delivered: " + first);
-      }
+      PausedProcess.warmUp(transport, warmUp);
       List<Message> batch = new ArrayList<>();
       for (int i = 0; i < Integer.parseInt(args[1]); i++) {
         batch.add(Message.builder().withDestination("hooks").withOrderingKey("key-" + i)

@@ -1,12 +1,10 @@
 package dev.outbox4j.rabbitmq;
 
 import dev.outbox4j.Message;
-import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.testkit.PausedProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The child process of {@link RabbitMqPausedProcessTest} ({@link PausedProcess}): a pipelined batch of small
@@ -23,10 +21,7 @@ final class PausingPublisherMain {
         .withConfirmTimeout(Duration.ofMillis(Long.parseLong(args[3])))
         .withConnectionName("outbox4j-paused-publisher").build()) {
       Message warmUp = Message.builder().withDestination(destination).withPayload("warm-up").build();
-      DeliveryOutcome first = transport.deliver(warmUp).toCompletableFuture().get(30, TimeUnit.SECONDS);
-      if (!(first instanceof DeliveryOutcome.Delivered)) {
-        throw new IllegalStateException("warm-up not delivered: " + first);
-      }
+      PausedProcess.warmUp(transport, warmUp);
       List<Message> batch = new ArrayList<>();
       for (int i = 0; i < Integer.parseInt(args[2]); i++) {
         batch.add(Message.builder().withDestination(destination).withOrderingKey("key-" + i)
