@@ -31,12 +31,11 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One Quarkus application on the extension (booted once for all of these tests), its outbox in this JVM's PostgreSQL
@@ -49,7 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class OutboxExtensionTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Duration RECOVERY = Duration.ofSeconds(90);
-  private static TestQueues queues;
+  @RegisterExtension static final TestQueues queues = new TestQueues();
 
   @Inject Orders orders;
   @Inject TransactionalOutbox outbox;
@@ -61,16 +60,6 @@ class OutboxExtensionTest {
   @Inject MeterRegistry registry;
 
   TcpProxy rabbit;
-
-  @BeforeAll
-  static void connect() {
-    queues = new TestQueues();
-  }
-
-  @AfterAll
-  static void disconnect() throws Exception {
-    queues.close();
-  }
 
   @Test
   @Order(1)

@@ -69,6 +69,12 @@ public interface Outbox4jConfig {
   /** CloudEvents per destination: {@code outbox4j.cloudevents.<destination>.source}, {@code .type}, {@code .mode}. */
   Map<String, CloudEvents> cloudevents();
 
+  /** CDI events of {@code @OutboxEvent} types. */
+  Events events();
+
+  /** OpenTelemetry trace propagation. */
+  Tracing tracing();
+
   /** When outbox4j migrates its schema. */
   enum Migrate {
     /** Unless Flyway or Liquibase is present. */
@@ -269,5 +275,19 @@ public interface Outbox4jConfig {
     /** {@code binary} (the default) or {@code structured}. */
     @WithDefault("binary")
     CloudEventsMapping.Mode mode();
+  }
+
+  /** CDI events of {@code @OutboxEvent} types. */
+  interface Events {
+    /** Whether events of {@code @OutboxEvent} types are written to the outbox. */
+    @WithDefault("true")
+    boolean enabled();
+  }
+
+  /** OpenTelemetry trace propagation, when the application has {@code quarkus-opentelemetry}. */
+  interface Tracing {
+    /** Whether the writer stores the trace context with each message and the relay traces each delivery. */
+    @WithDefault("true")
+    boolean enabled();
   }
 }
