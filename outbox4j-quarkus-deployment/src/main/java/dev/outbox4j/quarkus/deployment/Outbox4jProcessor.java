@@ -9,6 +9,8 @@ import dev.outbox4j.quarkus.runtime.OutboxLivenessCheck;
 import dev.outbox4j.quarkus.runtime.OutboxMetersProducer;
 import dev.outbox4j.quarkus.runtime.OutboxReadinessCheck;
 import dev.outbox4j.quarkus.runtime.Outbox4jProducers;
+import dev.outbox4j.quarkus.runtime.Outbox4jRecorder;
+import dev.outbox4j.quarkus.runtime.QuarantinedHandler;
 import dev.outbox4j.quarkus.runtime.RelayRuntime;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
@@ -16,19 +18,23 @@ import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.annotations.ExecutionTime;
+import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.NativeImageResourcePatternsBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
+import io.quarkus.vertx.http.deployment.spi.RouteBuildItem;
 import java.util.List;
 
 /**
  * The build steps of the outbox4j extension: which beans an application gets (always the store, the writer,
  * {@link TransactionalOutbox}, the relay's runtime and the {@link OutboxEvent} observer; the JSON event serializer with
  * Quarkus Jackson; the health checks with SmallRye Health; the meters with Quarkus Micrometer and
- * {@code outbox4j-micrometer}; trace propagation with Quarkus OpenTelemetry and {@code outbox4j-opentelemetry}), which
- * event types are marked for the outbox (checked at build time), and what a native image needs (the migration files as
- * resources, the enums bound from properties and the event types for reflection).
+ * {@code outbox4j-micrometer}; trace propagation with Quarkus OpenTelemetry and {@code outbox4j-opentelemetry}; the
+ * read-only quarantine listing's route with an HTTP server), which event types are marked for the outbox (checked at
+ * build time), and what a native image needs (the migration files as resources, the enums bound from properties and
+ * the event types for reflection).
  */
 public class Outbox4jProcessor {
   /** The feature name printed at start-up. */
@@ -83,6 +89,19 @@ public class Outbox4jProcessor {
     if (capabilities.isPresent(Capability.OPENTELEMETRY_TRACER)
         && QuarkusClassLoader.isClassPresentAtRuntime("dev.outbox4j.opentelemetry.TracingTransport")) {
       beans.produce(AdditionalBeanBuildItem.unremovableOf(OpenTelemetryTracing.class));
+    }
+  }
+
+  @BuildStep
+  @Record(ExecutionTime.RUNTIME_INIT)
+  void quarantineListing(Capabilities capabilities, Outbox4jRecorder recorder, BuildProducer<RouteBuildItem> routes) {
+    // A management route: under the non-application root (/q/), or on the management interface when that is on.
+    if (capabilities.isPresent(Capability.VERTX_HTTP)) {
+      routes.produce(RouteBuildItem.newManagementRoute(QuarantinedHandler.PATH)
+          .withRequestHandler(recorder.quarantinedHandler())
+          .asBlockingRoute()
+          .displayOnNotFoundPage("outbox4j: entries waiting for an operator")
+          .build());
     }
   }
 

@@ -15,9 +15,14 @@ import dev.outbox4j.quarkus.runtime.RelayRuntime;
 import dev.outbox4j.testkit.TcpProxy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.health.SmallRyeHealthReporter;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,6 +64,7 @@ class OutboxExtensionTest {
   @Inject SmallRyeHealthReporter health;
   @Inject MeterRegistry registry;
 
+  @TestHTTPResource("/q/outbox4j/quarantined") URI quarantineListing;
   TcpProxy rabbit;
 
   @Test
@@ -166,6 +172,16 @@ class OutboxExtensionTest {
     assertThat(health.getLiveness().getPayload().toString()).contains("outbox4j-relay").contains("running");
     assertThat(health.getReadiness().isDown()).isFalse();
     assertThat(registry.get("outbox4j.delivered").counter().count()).isPositive();
+  }
+
+  @Test
+  @Order(7)
+  void the_quarantine_listing_answers_404_unless_switched_on() throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(quarantineListing).build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.statusCode()).isEqualTo(404);
+    assertThat(response.body()).contains("outbox4j.endpoint.enabled=true");
   }
 
   @Test

@@ -75,6 +75,9 @@ public interface Outbox4jConfig {
   /** OpenTelemetry trace propagation. */
   Tracing tracing();
 
+  /** The read-only listing of the entries waiting for an operator, {@code GET /q/outbox4j/quarantined}. */
+  Endpoint endpoint();
+
   /** When outbox4j migrates its schema. */
   enum Migrate {
     /** Unless Flyway or Liquibase is present. */
@@ -288,6 +291,16 @@ public interface Outbox4jConfig {
   interface Tracing {
     /** Whether the writer stores the trace context with each message and the relay traces each delivery. */
     @WithDefault("true")
+    boolean enabled();
+  }
+
+  /** The read-only listing of the entries waiting for an operator, when the application has an HTTP server. */
+  interface Endpoint {
+    /**
+     * Whether {@code GET /q/outbox4j/quarantined} lists them (ids, destinations, ordering keys, reasons, last errors;
+     * never payloads or headers); it answers 404 otherwise.
+     */
+    @WithDefault("false")
     boolean enabled();
   }
 }
