@@ -26,6 +26,7 @@ import io.quarkus.deployment.builditem.nativeimage.NativeImageResourcePatternsBu
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
 import io.quarkus.vertx.http.deployment.spi.RouteBuildItem;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The build steps of the outbox4j extension: which beans an application gets (always the store, the writer,
@@ -92,16 +93,22 @@ public class Outbox4jProcessor {
     }
   }
 
-  @BuildStep
+  @BuildStep(onlyIf = HttpServerPresent.class)
   @Record(ExecutionTime.RUNTIME_INIT)
-  void quarantineListing(Capabilities capabilities, Outbox4jRecorder recorder, BuildProducer<RouteBuildItem> routes) {
+  void quarantineListing(Outbox4jRecorder recorder, BuildProducer<RouteBuildItem> routes) {
     // A management route: under the non-application root (/q/), or on the management interface when that is on.
-    if (capabilities.isPresent(Capability.VERTX_HTTP)) {
-      routes.produce(RouteBuildItem.newManagementRoute(QuarantinedHandler.PATH)
-          .withRequestHandler(recorder.quarantinedHandler())
-          .asBlockingRoute()
-          .displayOnNotFoundPage("outbox4j: entries waiting for an operator")
-          .build());
+    routes.produce(RouteBuildItem.newManagementRoute(QuarantinedHandler.PATH)
+        .withRequestHandler(recorder.quarantinedHandler())
+        .asBlockingRoute()
+        .displayOnNotFoundPage("outbox4j: entries waiting for an operator")
+        .build());
+  }
+
+  /** Whether the application has Quarkus's HTTP server; without it the recorder (which names Vert.x Web) is never made. */
+  static final class HttpServerPresent implements BooleanSupplier {
+    @Override
+    public boolean getAsBoolean() {
+      return QuarkusClassLoader.isClassPresentAtRuntime("io.quarkus.vertx.http.runtime.VertxHttpRecorder");
     }
   }
 
