@@ -15,9 +15,14 @@ import dev.outbox4j.quarkus.runtime.RelayRuntime;
 import dev.outbox4j.testkit.TcpProxy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.health.SmallRyeHealthReporter;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,12 +36,11 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One Quarkus application on the extension (booted once for all of these tests), its outbox in this JVM's PostgreSQL
@@ -49,7 +53,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class OutboxExtensionTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Duration RECOVERY = Duration.ofSeconds(90);
-  private static TestQueues queues;
+  @RegisterExtension static final TestQueues queues = new TestQueues();
 
   @Inject Orders orders;
   @Inject TransactionalOutbox outbox;
@@ -60,17 +64,8 @@ class OutboxExtensionTest {
   @Inject SmallRyeHealthReporter health;
   @Inject MeterRegistry registry;
 
+  @TestHTTPResource("/q/outbox4j/quarantined") URI quarantineListing;
   TcpProxy rabbit;
-
-  @BeforeAll
-  static void connect() {
-    queues = new TestQueues();
-  }
-
-  @AfterAll
-  static void disconnect() throws Exception {
-    queues.close();
-  }
 
   @Test
   @Order(1)
@@ -177,6 +172,16 @@ class OutboxExtensionTest {
     assertThat(health.getLiveness().getPayload().toString()).contains("outbox4j-relay").contains("running");
     assertThat(health.getReadiness().isDown()).isFalse();
     assertThat(registry.get("outbox4j.delivered").counter().count()).isPositive();
+  }
+
+  @Test
+  @Order(7)
+  void the_quarantine_listing_answers_404_unless_switched_on() throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(quarantineListing).build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.statusCode()).isEqualTo(404);
+    assertThat(response.body()).contains("outbox4j.endpoint.enabled=true");
   }
 
   @Test

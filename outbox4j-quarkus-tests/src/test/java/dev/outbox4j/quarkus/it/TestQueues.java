@@ -9,12 +9,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Queues of this test JVM's own on the machine's RabbitMQ, read directly (not through the proxy the relay uses). Each
- * queue is bound to the default exchange, so the outbox destination is {@code /<queue>}.
+ * queue is bound to the default exchange, so the outbox destination is {@code /<queue>}. Registered as a static
+ * extension of a test class, it closes its connection after the class's tests.
  */
-final class TestQueues implements AutoCloseable {
+final class TestQueues implements AfterAllCallback {
   private final Connection connection;
 
   TestQueues() {
@@ -32,7 +35,11 @@ final class TestQueues implements AutoCloseable {
   record Queue(String destination, List<String> received) {}
 
   Queue queue(String name) {
-    String queue = "quarkus-" + name + "-" + RunDatabases.name();
+    return declared("quarkus-" + name + "-" + RunDatabases.name());
+  }
+
+  /** @return the queue of that exact name, declared and consumed */
+  Queue declared(String queue) {
     List<String> received = new CopyOnWriteArrayList<>();
     try {
       Channel channel = connection.createChannel();
@@ -46,7 +53,7 @@ final class TestQueues implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException {
+  public void afterAll(ExtensionContext context) throws IOException {
     connection.close();
   }
 }

@@ -69,6 +69,15 @@ public interface Outbox4jConfig {
   /** CloudEvents per destination: {@code outbox4j.cloudevents.<destination>.source}, {@code .type}, {@code .mode}. */
   Map<String, CloudEvents> cloudevents();
 
+  /** CDI events of {@code @OutboxEvent} types. */
+  Events events();
+
+  /** OpenTelemetry trace propagation. */
+  Tracing tracing();
+
+  /** The read-only listing of the entries waiting for an operator, {@code GET /q/outbox4j/quarantined}. */
+  Endpoint endpoint();
+
   /** When outbox4j migrates its schema. */
   enum Migrate {
     /** Unless Flyway or Liquibase is present. */
@@ -269,5 +278,29 @@ public interface Outbox4jConfig {
     /** {@code binary} (the default) or {@code structured}. */
     @WithDefault("binary")
     CloudEventsMapping.Mode mode();
+  }
+
+  /** CDI events of {@code @OutboxEvent} types. */
+  interface Events {
+    /** Whether events of {@code @OutboxEvent} types are written to the outbox. */
+    @WithDefault("true")
+    boolean enabled();
+  }
+
+  /** OpenTelemetry trace propagation, when the application has {@code quarkus-opentelemetry}. */
+  interface Tracing {
+    /** Whether the writer stores the trace context with each message and the relay traces each delivery. */
+    @WithDefault("true")
+    boolean enabled();
+  }
+
+  /** The read-only listing of the entries waiting for an operator, when the application has an HTTP server. */
+  interface Endpoint {
+    /**
+     * Whether {@code GET /q/outbox4j/quarantined} lists them (ids, destinations, ordering keys, reasons, last errors;
+     * never payloads or headers); it answers 404 otherwise.
+     */
+    @WithDefault("false")
+    boolean enabled();
   }
 }

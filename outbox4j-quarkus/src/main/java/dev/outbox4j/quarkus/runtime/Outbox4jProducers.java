@@ -19,11 +19,13 @@ import jakarta.inject.Singleton;
 import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
+import java.util.Optional;
 
 /**
  * The outbox4j beans an application injects: the store over the outbox tables in the Agroal datasource, the writer,
  * {@link TransactionalOutbox} (writing in the caller's JTA transaction), and the {@link Relay} when this application
- * runs one. Wiring only: every component is the core library's, configured from {@link Outbox4jConfig}.
+ * runs one. Wiring only: every component is the core library's, configured from {@link Outbox4jConfig}; the writer is
+ * wrapped for trace propagation when an {@link OutboxTracing} bean exists.
  */
 @Singleton
 public class Outbox4jProducers {
@@ -57,14 +59,22 @@ public class Outbox4jProducers {
   /**
    * @param store the store, whose tables, dialect and limits the writer shares
    * @param config the configuration
-   * @return the writer {@link TransactionalOutbox} hands the transaction's connection to
+   * @param tracing trace propagation, a bean when the application has {@code quarkus-opentelemetry}
+   * @return the writer {@link TransactionalOutbox} hands the transaction's connection to; it stores the current trace
+   *     context with each message when tracing is on
    */
   @Produces
   @Singleton
   @Named(WRITER)
-  public Outbox<Connection> outbox4jWriter(JdbcOutboxStore store, Outbox4jConfig config) {
+  public Outbox<Connection> outbox4jWriter(JdbcOutboxStore store, Outbox4jConfig config,
+      Instance<OutboxTracing> tracing) {
     JdbcOutbox writer = store.outboxBuilder().withWakeUpNotify(config.write().wakeUpNotify()).build();
-    return writer;
+    return tracing(config, tracing).map(traced -> traced.traced(writer)).orElse(writer);
+  }
+
+  /** @return the trace propagation to apply: none when no bean is registered or outbox4j.tracing.enabled=false */
+  static Optional<OutboxTracing> tracing(Outbox4jConfig config, Instance<OutboxTracing> tracing) {
+    return config.tracing().enabled() && tracing.isResolvable() ? Optional.of(tracing.get()) : Optional.empty();
   }
 
   /**

@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Where the transport comes from: a {@link Transport} bean of the application's wins; otherwise
  * {@code outbox4j.transport.type} names one built from properties; with neither, the application only writes (another
- * process relays). Several replicas each run a relay on the same tables: claims share the work.
+ * process relays). With tracing ({@link OutboxTracing}) the transport is wrapped to open a PRODUCER span per delivery.
+ * Several replicas each run a relay on the same tables: claims share the work.
  *
  * <p>Thread-safe.
  */
@@ -49,6 +50,7 @@ public class RelayRuntime {
   private final Instance<AgroalDataSource> dataSources;
   private final Instance<Transport> applicationTransports;
   private final Instance<RelayListener> listeners;
+  private final Instance<OutboxTracing> tracing;
   private volatile @Nullable Relay relay;
   private volatile boolean stopping;
   private @Nullable Transport ownTransport;
@@ -60,15 +62,19 @@ public class RelayRuntime {
    * @param dataSources every Agroal datasource (the wake-up listener's connection comes from the outbox's)
    * @param applicationTransports the application's {@link Transport} bean, if it has one
    * @param listeners every {@link RelayListener} bean (the meters among them)
+   * @param tracing trace propagation around the transport, a bean when the application has
+   *     {@code quarkus-opentelemetry}
    */
   @Inject
   public RelayRuntime(Outbox4jConfig config, Instance<JdbcOutboxStore> store, @Any Instance<AgroalDataSource> dataSources,
-      Instance<Transport> applicationTransports, @Any Instance<RelayListener> listeners) {
+      Instance<Transport> applicationTransports, @Any Instance<RelayListener> listeners,
+      Instance<OutboxTracing> tracing) {
     this.config = config;
     this.store = store;
     this.dataSources = dataSources;
     this.applicationTransports = applicationTransports;
     this.listeners = listeners;
+    this.tracing = tracing;
   }
 
   /**
@@ -170,8 +176,10 @@ public class RelayRuntime {
   }
 
   private Optional<Transport> transport() {
+    Optional<OutboxTracing> traced = Outbox4jProducers.tracing(config, tracing);
     if (applicationTransports.isResolvable()) {
-      return Optional.of(applicationTransports.get());
+      Transport own = applicationTransports.get();
+      return Optional.of(traced.map(t -> t.traced(own, systemOf(own))).orElse(own));
     }
     Optional<String> type = config.transport().type();
     if (type.isEmpty()) {
@@ -179,7 +187,13 @@ public class RelayRuntime {
     }
     Transport built = TransportFromProperties.create(config.transport(), type.get());
     ownTransport = built;
-    return Optional.of(built);
+    return Optional.of(traced.map(t -> t.traced(built, type.get())).orElse(built));
+  }
+
+  /** @return the {@code messaging.system} of an application's transport: its class name without "Transport" */
+  private static String systemOf(Transport transport) {
+    String name = transport.getClass().getSimpleName().replaceFirst("Transport$", "");
+    return name.isEmpty() ? "outbox4j" : name.toLowerCase(java.util.Locale.ROOT);
   }
 
   private Relay build(JdbcOutboxStore outbox, Transport transport, List<RelayListener> relayListeners) {

@@ -1,28 +1,20 @@
 package dev.outbox4j.examples.quarkus;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.outbox4j.Message;
-import dev.outbox4j.quarkus.TransactionalOutbox;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Saves an order and writes its {@link OrderPlaced} event to the outbox in one transaction. */
+/** Saves an order and fires its {@link OrderPlaced} event, which the outbox4j extension writes in the same transaction. */
 @ApplicationScoped
 public class OrderService {
   @Inject AgroalDataSource dataSource;
-  @Inject TransactionalOutbox outbox;
-  @Inject ObjectMapper json;
-
-  @ConfigProperty(name = "orders.queue")
-  String queue;
+  @Inject Event<OrderPlaced> placed;
 
   /**
    * @param totalCents the order's total
@@ -43,20 +35,7 @@ public class OrderService {
       throw new IllegalStateException("cannot save order " + order.orderId(), e);
     }
     // Same transaction: the event exists exactly when the order does.
-    outbox.write(Message.builder()
-        .withDestination("/" + queue)
-        .withOrderingKey(order.orderId())
-        .withContentType("application/json")
-        .withPayload(toJson(order))
-        .build());
+    placed.fire(order);
     return order;
-  }
-
-  private byte[] toJson(OrderPlaced order) {
-    try {
-      return json.writeValueAsBytes(order);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
