@@ -85,6 +85,16 @@ final class ConnectWorkers implements AutoCloseable {
     workers.add(new ConnectDistributed().startConnect(new HashMap<>(settings)));
   }
 
+  /** Stops the worker started last, as an operator scales a cluster down: it leaves the group, its tasks move. */
+  void removeWorker() {
+    workers.remove(workers.size() - 1).stop();
+  }
+
+  /** @return how many workers run */
+  int count() {
+    return workers.size();
+  }
+
   /** @return the REST API of the first running worker */
   ConnectRest rest() {
     URI url = workers.get(0).rest().serverUrl();
