@@ -30,6 +30,11 @@ final class ConnectRest {
     send("PUT", "connectors/" + name + "/config", JSON.valueToTree(config).toString(), 200, 201);
   }
 
+  /** Deletes the connector. */
+  void delete(String name) {
+    send("DELETE", "connectors/" + name, null, 204);
+  }
+
   /** @return the connector's status document */
   JsonNode status(String name) {
     return tree(send("GET", "connectors/" + name + "/status", null, 200));

@@ -49,6 +49,9 @@ final class ConnectWorkers implements AutoCloseable {
     settings.put("offset.flush.interval.ms", "1000");
     // A departed worker's tasks move after this delay (default 5 minutes).
     settings.put("scheduled.rebalance.max.delay.ms", "2000");
+    // A worker that cannot catch up with the config topic within worker.sync.timeout.ms (3 s) leaves the group for
+    // this long (default 5 minutes) before it rejoins: on a loaded build machine a restarted worker can hit that.
+    settings.put("worker.unsync.backoff.ms", "1000");
     settings.put("plugin.discovery", "service_load");
     settings.put("exactly.once.source.support", exactlyOnce ? "enabled" : "disabled");
     return settings;
