@@ -144,7 +144,7 @@ public final class OutboxSourceTask extends SourceTask {
         stopping.await(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         return null;
       }
-      required(metrics).polled(Duration.between(started, clock.instant()).toMillis());
+      required(metrics).polled(Duration.between(started, clock.instant()));
       return polled;
     } catch (OutboxException e) {
       // The database failed: nothing was claimed, or the claim is held until its lease ends. Try again later.

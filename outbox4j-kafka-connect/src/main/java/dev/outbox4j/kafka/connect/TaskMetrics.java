@@ -1,5 +1,6 @@
 package dev.outbox4j.kafka.connect;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -94,11 +95,11 @@ final class TaskMetrics {
     quarantined.incrementAndGet();
   }
 
-  /** @param millis how long a poll that returned records took */
-  void polled(long millis) {
+  /** @param time how long a poll that returned records took */
+  void polled(Duration time) {
     Sensor sensor = pollTime;
     if (sensor != null) {
-      sensor.record(millis);
+      sensor.record(time.toNanos() / 1e6);
     }
   }
 }
