@@ -34,7 +34,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * mode, in one JVM on one broker (8 partitions per row) and one PostgreSQL database, N entries per run over 1,000 keys,
  * batches of 500. A harness, not a test: it asserts nothing and prints the rows and their ratios. Run it with
  * {@code mvn -B -ntp -pl outbox4j-kafka-connect -am test -Dtest=ConnectorThroughputHarness
- * -Dsurefire.failIfNoSpecifiedTests=false -Doutbox4j.connect.bench.rows=20000 [-Doutbox4j.connect.bench.runs=3]}.
+ * -Dsurefire.failIfNoSpecifiedTests=false -Doutbox4j.connect.bench.rows=20000 [-Doutbox4j.connect.bench.runs=2]
+ * [-Doutbox4j.connect.bench.warmups=1]}: each warm-up runs every row once, untimed.
  *
  * <ul>
  *   <li><b>baseline</b>: one thread, per batch {@code SELECT … ORDER BY seq LIMIT 500 FOR UPDATE SKIP LOCKED}, send
@@ -56,12 +57,19 @@ class ConnectorThroughputHarness {
   void connector_throughput_against_the_baseline_and_the_relays_transactional_mode() throws Exception {
     int rows = Integer.getInteger("outbox4j.connect.bench.rows");
     int runs = Integer.getInteger("outbox4j.connect.bench.runs", 2);
+    int warmups = Integer.getInteger("outbox4j.connect.bench.warmups", 1);
     List<Message> messages = OutboxSourceConnectorExactlyOnceTest.messages(rows, 1_000, "k");
     double[] baseline = new double[runs];
     double[] relay = new double[runs];
     double[] connector1 = new double[runs];
     double[] connector2 = new double[runs];
     try (ConnectWorkers workers = ConnectWorkers.start(KAFKA, 1, true)) {
+      for (int warmup = 0; warmup < warmups; warmup++) { // every path's code compiled before a timed run
+        baseline(messages);
+        relayTransactional(messages);
+        connector(workers, messages, 1, -1 - warmup);
+        connector(workers, messages, 2, -1 - warmup);
+      }
       for (int run = 0; run < runs; run++) {
         baseline[run] = baseline(messages);
         relay[run] = relayTransactional(messages);
@@ -72,12 +80,13 @@ class ConnectorThroughputHarness {
       }
     }
     double base = mean(baseline);
-    System.out.printf(Locale.ROOT, "connector throughput, %,d entries over 1,000 keys, %d runs (mean msgs/s):%n"
+    System.out.printf(Locale.ROOT, "connector throughput, %,d entries over 1,000 keys, %d warm-ups, %d runs (mean"
+        + " msgs/s):%n"
         + "  baseline JDBC + client (idempotent, at least once) %,.0f%n"
         + "  relay, transactional Kafka mode                     %,.0f  (%.2f x baseline)%n"
         + "  connector, exactly once, tasks.max=1                %,.0f  (%.2f x baseline, %.2f x relay)%n"
         + "  connector, exactly once, tasks.max=2                %,.0f  (%.2f x baseline, %.2f x relay)%n",
-        rows, runs, base, mean(relay), mean(relay) / base, mean(connector1), mean(connector1) / base,
+        rows, warmups, runs, base, mean(relay), mean(relay) / base, mean(connector1), mean(connector1) / base,
         mean(connector1) / mean(relay), mean(connector2), mean(connector2) / base, mean(connector2) / mean(relay));
   }
 
@@ -181,7 +190,7 @@ class ConnectorThroughputHarness {
   private static double connector(ConnectWorkers workers, List<Message> messages, int tasks, int run) {
     String topic = newTopic();
     String prefix = "connect_bench_conn_";
-    String name = "bench-" + tasks + "-" + run;
+    String name = "bench-" + tasks + "-" + (run < 0 ? "warmup" + -run : run);
     try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh(prefix)) {
       Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(prefix, topic, tasks);
       config.put(OutboxSourceConfig.BATCH_SIZE, Integer.toString(BATCH));
