@@ -30,27 +30,37 @@ final class LandedEntries {
     this.store = store;
   }
 
+  /** What {@link #retire} did. */
+  enum Outcome {
+    /** The entry was waiting and is retired now. */
+    RETIRED,
+    /** The entry needs nothing more: gone, delivered, or waiting for an operator. */
+    NOTHING_TO_DO,
+    /** The entry kept changing under the call (claims, takeovers); try again later. */
+    TRY_AGAIN
+  }
+
   /**
    * @param id an entry that landed
-   * @return {@code true} when it is retired now or needs nothing more (gone, delivered, waiting for an operator)
+   * @return what was done
    * @throws dev.outbox4j.OutboxException when the store fails; the caller retries later
    */
-  boolean retire(UUID id) {
+  Outcome retire(UUID id) {
     for (int attempt = 0; attempt < ATTEMPTS_ON_CONFLICT; attempt++) {
       Optional<OutboxEntry> found = store.find(id);
       if (found.isEmpty() || !waiting(found.get().status())) {
-        return true;
+        return Outcome.NOTHING_TO_DO;
       }
       try {
         store.markDelivered(found.get(), RESULT);
-        return true;
+        return Outcome.RETIRED;
       } catch (EntryNotFoundException e) {
-        return true;
+        return Outcome.NOTHING_TO_DO;
       } catch (OptimisticConflictException | EntryTransitionException e) {
         // changed under us (a claim, a takeover, an operator): read it again
       }
     }
-    return false;
+    return Outcome.TRY_AGAIN;
   }
 
   private static boolean waiting(EntryStatus status) {

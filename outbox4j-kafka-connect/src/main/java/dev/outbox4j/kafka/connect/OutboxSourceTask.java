@@ -51,6 +51,10 @@ import org.jspecify.annotations.Nullable;
  * timeout plus a margin, checked at configuration time, and a batch whose lease has run too far when the claim
  * returns is handed back instead of sent.
  *
+ * <h2>Metrics</h2>
+ * Claimed, committed, settled from offsets, quarantined, records in flight and poll time, through Connect's plugin
+ * metrics ({@link TaskMetrics}).
+ *
  * <p>Not thread-safe beyond what Connect requires: {@link #poll} runs on the task thread, {@link #commitRecord} may
  * run on the producer's thread, {@link #commit} on the offset committer's thread when exactly once is off.
  */
@@ -71,6 +75,7 @@ public final class OutboxSourceTask extends SourceTask {
   private @Nullable OutboxSourceConfig config;
   private Map<String, Object> partition = Map.of();
   private Duration sendWindow = Duration.ZERO;
+  private @Nullable TaskMetrics metrics;
 
   /** For Connect, which instantiates tasks by class. */
   public OutboxSourceTask() {
@@ -102,6 +107,7 @@ public final class OutboxSourceTask extends SourceTask {
     landed = new LandedEntries(jdbcStore);
     records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),
         parsed.maxRecordBytes());
+    metrics = TaskMetrics.of(context, inFlight::awaitingCount);
     // A crash between Kafka's commit and the outbox's leaves the last batch listed in this slot's committed offset.
     unsettledLanded.addAll(SourceOffsets.entriesOf(context.offsetStorageReader().offset(partition)));
     LOGGER.log(System.Logger.Level.INFO, "outbox task slot {0} started; {1} entries of its last committed batch to"
@@ -132,11 +138,13 @@ public final class OutboxSourceTask extends SourceTask {
         inFlight.awaitAnswers(settings.pollInterval().toMillis());
         return null;
       }
+      Instant started = clock.instant();
       List<SourceRecord> polled = claimAndBuild(settings);
       if (polled.isEmpty()) {
         stopping.await(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         return null;
       }
+      required(metrics).polled(Duration.between(started, clock.instant()));
       return polled;
     } catch (OutboxException e) {
       // The database failed: nothing was claimed, or the claim is held until its lease ends. Try again later.
@@ -150,8 +158,12 @@ public final class OutboxSourceTask extends SourceTask {
   private boolean settle() {
     retireAnswered();
     for (UUID id : List.copyOf(unsettledLanded)) {
-      if (required(landed).retire(id)) {
+      LandedEntries.Outcome outcome = required(landed).retire(id);
+      if (outcome != LandedEntries.Outcome.TRY_AGAIN) {
         unsettledLanded.remove(id);
+      }
+      if (outcome == LandedEntries.Outcome.RETIRED) {
+        required(metrics).settled(1);
       }
     }
     return unsettledLanded.isEmpty() && inFlight.settled();
@@ -176,6 +188,10 @@ public final class OutboxSourceTask extends SourceTask {
     }
     // Taken over after the lease ran out: retired through the entry face (whoever holds them reads our offset).
     lost.forEach(claim -> unsettledLanded.add(claim.id()));
+    TaskMetrics counts = metrics;
+    if (counts != null) {
+      counts.committed(answered.size() - lost.size());
+    }
   }
 
   private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) {
@@ -185,6 +201,7 @@ public final class OutboxSourceTask extends SourceTask {
     if (claims.isEmpty()) {
       return List.of();
     }
+    required(metrics).claimed(claims.size());
     if (clock.instant().isAfter(now.plus(sendWindow))) {
       outbox.release(claims); // too much of the lease is gone for a transaction to end before it
       return List.of();
@@ -196,7 +213,9 @@ public final class OutboxSourceTask extends SourceTask {
           settings.settleSlots());
       List<Claim> landedEarlier = SourceOffsets.among(inDoubt, listed);
       if (!landedEarlier.isEmpty()) {
-        outbox.markDelivered(landedEarlier, clock.instant()).forEach(claim -> unsettledLanded.add(claim.id()));
+        List<Claim> lost = outbox.markDelivered(landedEarlier, clock.instant());
+        lost.forEach(claim -> unsettledLanded.add(claim.id()));
+        required(metrics).settled(landedEarlier.size() - lost.size());
         toSend.removeAll(landedEarlier);
       }
     }
@@ -221,6 +240,7 @@ public final class OutboxSourceTask extends SourceTask {
       Optional<String> refusal = layout.refusal(claim);
       if (refusal.isPresent()) {
         outbox.quarantine(claim, QuarantineReason.permanentFailure(refusal.get()));
+        required(metrics).quarantined();
         key.ifPresent(blockedKeys::add);
       } else {
         accepted.add(claim);

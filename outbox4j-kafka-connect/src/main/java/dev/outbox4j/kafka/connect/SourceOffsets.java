@@ -3,7 +3,9 @@ package dev.outbox4j.kafka.connect;
 import dev.outbox4j.spi.Claim;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,12 +44,20 @@ final class SourceOffsets {
   private SourceOffsets() {}
 
   /**
+   * The partition's keys come in one fixed order ({@code outbox}, then {@code slot}). Connect finds a partition's offset
+   * by the partition's serialized form (JSON, keys in the map's iteration order), so every worker JVM must write and
+   * ask for the same bytes; {@code Map.of} iterates in an order that changes from one JVM to the next, and a task
+   * restarted in another worker process would then not find its own offset.
+   *
    * @param outbox the outbox's table prefix
    * @param slot the task number
    * @return the source partition of that slot
    */
   static Map<String, Object> partition(String outbox, int slot) {
-    return Map.of(OUTBOX, outbox, SLOT, slot);
+    Map<String, Object> partition = new LinkedHashMap<>();
+    partition.put(OUTBOX, outbox);
+    partition.put(SLOT, slot);
+    return Collections.unmodifiableMap(partition);
   }
 
   /**

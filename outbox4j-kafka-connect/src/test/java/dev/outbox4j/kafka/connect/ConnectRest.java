@@ -30,6 +30,11 @@ final class ConnectRest {
     send("PUT", "connectors/" + name + "/config", JSON.valueToTree(config).toString(), 200, 201);
   }
 
+  /** Deletes the connector. */
+  void delete(String name) {
+    send("DELETE", "connectors/" + name, null, 204);
+  }
+
   /** @return the connector's status document */
   JsonNode status(String name) {
     return tree(send("GET", "connectors/" + name + "/status", null, 200));
@@ -47,6 +52,25 @@ final class ConnectRest {
 
   void resume(String name) {
     send("PUT", "connectors/" + name + "/resume", null, 202);
+  }
+
+  /** Stops the connector: its tasks shut down and are not placed again until it is resumed (Connect 3.5+). */
+  void stop(String name) {
+    send("PUT", "connectors/" + name + "/stop", null, 202, 204);
+  }
+
+  /** Waits until the connector and each of this many tasks is in {@code state} ({@code PAUSED}, {@code STOPPED}). */
+  void awaitState(String name, String state, int tasks) {
+    Awaitility.await(name + " " + state + " with " + tasks + " tasks").atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() -> {
+          JsonNode status = status(name);
+          int inState = 0;
+          for (JsonNode task : status.path("tasks")) {
+            inState += state.equals(task.path("state").asText()) ? 1 : 0;
+          }
+          return state.equals(status.path("connector").path("state").asText()) && inState == tasks
+              && status.path("tasks").size() == tasks;
+        });
   }
 
   /** Waits until the connector and this many tasks run. */

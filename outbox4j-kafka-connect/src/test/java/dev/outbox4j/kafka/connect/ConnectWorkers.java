@@ -49,6 +49,9 @@ final class ConnectWorkers implements AutoCloseable {
     settings.put("offset.flush.interval.ms", "1000");
     // A departed worker's tasks move after this delay (default 5 minutes).
     settings.put("scheduled.rebalance.max.delay.ms", "2000");
+    // A worker that cannot catch up with the config topic within worker.sync.timeout.ms (3 s) leaves the group for
+    // this long (default 5 minutes) before it rejoins: on a loaded build machine a restarted worker can hit that.
+    settings.put("worker.unsync.backoff.ms", "1000");
     settings.put("plugin.discovery", "service_load");
     settings.put("exactly.once.source.support", exactlyOnce ? "enabled" : "disabled");
     return settings;
@@ -83,6 +86,16 @@ final class ConnectWorkers implements AutoCloseable {
   /** Starts one more worker in the cluster. */
   void addWorker() {
     workers.add(new ConnectDistributed().startConnect(new HashMap<>(settings)));
+  }
+
+  /** Stops the worker started last, as an operator scales a cluster down: it leaves the group, its tasks move. */
+  void removeWorker() {
+    workers.remove(workers.size() - 1).stop();
+  }
+
+  /** @return how many workers run */
+  int count() {
+    return workers.size();
   }
 
   /** @return the REST API of the first running worker */

@@ -12,6 +12,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
+import org.awaitility.Awaitility;
 
 /**
  * Reads a topic as a {@code read_committed} consumer and counts what an outbox promises: every message once (none
@@ -32,6 +33,18 @@ final class Judge implements AutoCloseable {
   int poll() {
     consumer.poll(Duration.ofMillis(200)).forEach(records::add);
     return records.size();
+  }
+
+  /**
+   * Waits until at least {@code count} records have arrived in all.
+   *
+   * @param what what the wait is for, named in the failure
+   * @param count the least number of records
+   * @param limit the longest wait
+   */
+  void awaitAtLeast(String what, int count, Duration limit) {
+    Awaitility.await(what + ": " + count + " records").atMost(limit).pollInterval(Duration.ofMillis(20))
+        .until(() -> poll() >= count);
   }
 
   /** @return the payloads that arrived, as text, in arrival order */

@@ -1,12 +1,14 @@
 package dev.outbox4j.kafka.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.outbox4j.Message;
 import dev.outbox4j.jdbc.testing.PostgresTestOutbox;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.kafka.EmbeddedKafka;
 import dev.outbox4j.spi.QuarantineQuery;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The connector on a real distributed Connect cluster (two workers in this JVM) with exactly-once source support,
  * against the in-process broker and a PostgreSQL outbox: every entry arrives once to a {@code read_committed}
- * consumer, in key order, with two tasks sharing the outbox; a record Kafka would refuse quarantines only its entry.
+ * consumer, in key order, with two tasks sharing the outbox; a record Kafka would refuse quarantines only its entry. The
+ * tasks' metrics (JMX, through Connect's plugin metrics) count what happened.
  */
 class OutboxSourceConnectorExactlyOnceTest {
   private static final EmbeddedKafka KAFKA = EmbeddedKafka.shared();
@@ -74,7 +80,7 @@ class OutboxSourceConnectorExactlyOnceTest {
   }
 
   @Test
-  void two_tasks_deliver_every_entry_once_in_key_order_to_a_read_committed_consumer() {
+  void two_tasks_deliver_every_entry_once_in_key_order_to_a_read_committed_consumer() throws JMException {
     String topic = "connect-eos-" + UUID.randomUUID();
     KAFKA.createTopic(topic, 4);
     List<Message> messages = messages(3_000, 50, "k");
@@ -93,11 +99,37 @@ class OutboxSourceConnectorExactlyOnceTest {
       Judge.Verdict verdict = judge.verdict(payloads(messages));
       assertThat(verdict).isEqualTo(new Judge.Verdict(messages.size(), 0, 0, 0, 0));
       assertThat(rest.status("eos").path("tasks").size()).isEqualTo(2);
+
+      assertThat(taskMetricBeans("eos")).hasSize(2);
+      assertThat(taskMetric("eos", "entries-committed-total")).isEqualTo(messages.size(), within(0.0));
+      assertThat(taskMetric("eos", "entries-claimed-total")).isGreaterThanOrEqualTo(messages.size());
+      assertThat(taskMetric("eos", "entries-quarantined-total")).isZero();
+      assertThat(taskMetric("eos", "entries-settled-total")).isZero();
+      assertThat(taskMetric("eos", "records-in-flight")).isZero();
+      assertThat(taskMetric("eos", "poll-time-max-ms")).isPositive();
     }
   }
 
+  /** @return the JMX names of the connector's task metrics ({@code kafka.connect:type=plugins,connector=,task=}) */
+  static List<ObjectName> taskMetricBeans(String connector) throws JMException {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    return server.queryNames(new ObjectName("kafka.connect:type=plugins,connector=" + connector + ",*"), null)
+        .stream().filter(name -> name.getKeyPropertyList().keySet().equals(Set.of("type", "connector", "task")))
+        .toList();
+  }
+
+  /** @return the attribute of the connector's task metrics, summed over its tasks */
+  static double taskMetric(String connector, String attribute) throws JMException {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    double sum = 0;
+    for (ObjectName name : taskMetricBeans(connector)) {
+      sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
+    }
+    return sum;
+  }
+
   @Test
-  void a_record_kafka_would_refuse_quarantines_only_its_entry_and_blocks_only_its_key() {
+  void a_record_kafka_would_refuse_quarantines_only_its_entry_and_blocks_only_its_key() throws JMException {
     String topic = "connect-large-" + UUID.randomUUID();
     KAFKA.createTopic(topic, 2);
     try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh("connect_large_");
@@ -131,6 +163,7 @@ class OutboxSourceConnectorExactlyOnceTest {
       Set<String> expected = payloads(others);
       expected.add("big:0");
       assertThat(judge.verdict(expected)).isEqualTo(new Judge.Verdict(others.size() + 1, 0, 0, 0, 0));
+      assertThat(taskMetric("large", "entries-quarantined-total")).isEqualTo(1, within(0.0));
     }
   }
 }

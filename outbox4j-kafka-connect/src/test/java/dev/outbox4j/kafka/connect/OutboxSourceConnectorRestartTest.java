@@ -54,12 +54,12 @@ class OutboxSourceConnectorRestartTest {
         rest.awaitRunning("restart", 1);
         Awaitility.await("the connector delivering").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
             .until(() -> judge.poll() >= 300);
-        refuseRetiring(true);
+        refuseRetiring(PREFIX, true);
         Awaitility.await("a batch committed in Kafka and not retired").atMost(Duration.ofSeconds(60))
             .pollInterval(Duration.ofMillis(50)).until(() -> receivedButWaiting(judge, outbox) > 0);
         caught = receivedButWaiting(judge, outbox);
       }
-      refuseRetiring(false);
+      refuseRetiring(PREFIX, false);
       assertThat(caught).as("entries caught between Kafka's commit and the outbox's").isPositive();
 
       try (ConnectWorkers workers = ConnectWorkers.start(cluster, 1)) {
@@ -75,25 +75,25 @@ class OutboxSourceConnectorRestartTest {
     }
   }
 
-  /** Installs (or drops) a trigger that makes every delete from the outbox table fail. */
-  private static void refuseRetiring(boolean refuse) throws SQLException {
-    String table = PREFIX + "outbox";
+  /** Installs (or drops) a trigger that makes every delete from the outbox table of this prefix fail. */
+  static void refuseRetiring(String prefix, boolean refuse) throws SQLException {
+    String table = prefix + "outbox";
     try (Connection connection = DriverManager.getConnection(RunDatabases.postgresUrl());
         Statement statement = connection.createStatement()) {
       if (refuse) {
-        statement.execute("CREATE OR REPLACE FUNCTION " + PREFIX + "refuse_delete() RETURNS trigger LANGUAGE plpgsql"
+        statement.execute("CREATE OR REPLACE FUNCTION " + prefix + "refuse_delete() RETURNS trigger LANGUAGE plpgsql"
             + " AS $$ BEGIN RAISE EXCEPTION 'the test refuses to retire entries'; END $$");
-        statement.execute("CREATE TRIGGER " + PREFIX + "refuse_delete BEFORE DELETE ON " + table
-            + " FOR EACH ROW EXECUTE FUNCTION " + PREFIX + "refuse_delete()");
+        statement.execute("CREATE TRIGGER " + prefix + "refuse_delete BEFORE DELETE ON " + table
+            + " FOR EACH ROW EXECUTE FUNCTION " + prefix + "refuse_delete()");
       } else {
-        statement.execute("DROP TRIGGER " + PREFIX + "refuse_delete ON " + table);
-        statement.execute("DROP FUNCTION " + PREFIX + "refuse_delete()");
+        statement.execute("DROP TRIGGER " + prefix + "refuse_delete ON " + table);
+        statement.execute("DROP FUNCTION " + prefix + "refuse_delete()");
       }
     }
   }
 
   /** @return how many entries a consumer received that still wait in the outbox */
-  private static int receivedButWaiting(Judge judge, PostgresTestOutbox outbox) {
+  static int receivedButWaiting(Judge judge, PostgresTestOutbox outbox) {
     judge.poll();
     Set<String> received = Set.copyOf(judge.payloads());
     return (int) outbox.store().findPending(10_000).stream()

@@ -97,7 +97,10 @@ final class WorkerProcesses implements AutoCloseable {
       String java = ProcessHandle.current().info().command()
           .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-      processes[i] = new ProcessBuilder(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
+      // C1 only and no perf data: a worker starts in less CPU time (it has little to optimise; the broker and the
+      // database do the work), which is what a kill costs on a shared 2-core machine.
+      processes[i] = new ProcessBuilder(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+          "-XX:-UsePerfData",
           "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-Dorg.slf4j.simpleLogger.showDateTime=true", "-cp", classPath,
           "org.apache.kafka.connect.cli.ConnectDistributed", file.toString()))
           .redirectErrorStream(true)
