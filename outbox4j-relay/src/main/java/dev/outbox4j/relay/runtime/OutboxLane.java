@@ -179,12 +179,16 @@ public final class OutboxLane implements AutoCloseable {
       try {
         HikariDataSource pool = pools.acquire(config.database(), "outbox4j-relay-" + name);
         closeables.push(() -> pools.release(pool));
-        synchronized (this) {
-          if (state == State.CLOSED) {
-            closeQuietly();
-            return;
+        // One start at a time per pool: migrations and the doctor take more than one connection each, and fifty
+        // tenants starting at once on a pool of ten would each hold one and wait for another.
+        synchronized (pool) {
+          synchronized (this) {
+            if (state == State.CLOSED) {
+              closeQuietly();
+              return;
+            }
+            begin(pool);
           }
-          begin(pool);
         }
         firstAttempt.countDown();
         return;
