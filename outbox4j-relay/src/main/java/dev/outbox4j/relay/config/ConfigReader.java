@@ -306,6 +306,10 @@ public final class ConfigReader {
           }
           outboxes.put(name, outbox);
         }
+        // the top-level families are defaults that every outbox may have replaced: checked all the same
+        destinations(transports);
+        cloudEvents();
+        family("database.properties.");
       }
       LogFormat logFormat = LogFormat.of(choice("logging.format", List.of("plain", "json")), "logging.format");
       Set<String> unknown = new TreeSet<>(values.keySet());

@@ -72,7 +72,8 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
 
     /**
      * @param schema a tenant's schema
-     * @return the outbox of that tenant: named {@code <name>:<schema>}, its tables in that schema, no tenants of its own
+     * @return the outbox of that tenant: named {@code <name>:<schema>}, its tables in that schema, no tenants of its
+     *     own
      */
     public Outbox tenant(String schema) {
       Database in = new Database(database.url(), database.username(), database.password(), schema,

@@ -184,7 +184,7 @@ public final class OutboxLane implements AutoCloseable {
     Duration pause = Duration.ofMillis(500);
     while (stop.getCount() > 0) {
       try {
-        HikariDataSource pool = pools.acquire(config.database(), "outbox4j-relay-" + name);
+        HikariDataSource pool = pools.acquire(name, config.database(), "outbox4j-relay-" + name);
         closeables.push(() -> pools.release(pool));
         // One start at a time per pool: migrations and the doctor take more than one connection each, and fifty
         // tenants starting at once on a pool of ten would each hold one and wait for another.

@@ -170,7 +170,7 @@ public final class RelayRuntime implements AutoCloseable {
     }
   }
 
-  /** Closes every outbox, each on its own thread, so their shutdown graces run at once rather than one after another. */
+  /** Closes every outbox, each on its own thread, so their shutdown graces run at once, not one after another. */
   private void closeLanes() {
     List<Thread> closing = new ArrayList<>();
     for (OutboxLane lane : lanes.values()) {

@@ -8,9 +8,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The connection pools of a relay process, one per database (URL, user, password and driver properties): the
- * outboxes of one database (tenant schemas above all) share its pool, and outboxes of different databases never do,
- * so one database that hangs or refuses holds no connection another outbox needs.
+ * The connection pools of a relay process: one per configured outbox, shared by the tenant outboxes of a tenants
+ * entry (fifty tenant schemas are one pool of {@code database.pool-size}, not fifty). Two configured outboxes never
+ * share a pool, even on one database: a busy outbox's claims and completions then never queue for a connection a quiet
+ * one needs, and one database that hangs or refuses holds no connection another outbox needs.
  *
  * <p>Why counted: a tenant that goes away gives its share back, and the pool closes with its last outbox.
  *
@@ -20,9 +21,10 @@ final class SharedPools implements AutoCloseable {
   private final Map<Key, Shared> pools = new HashMap<>();
 
   /** What makes two outboxes' databases the same pool. */
-  private record Key(String url, String username, String password, Map<String, String> properties, int size) {
-    static Key of(RelayConfig.Database database) {
-      return new Key(database.url(), Objects.toString(database.username(), ""),
+  private record Key(String entry, String url, String username, String password, Map<String, String> properties,
+      int size) {
+    static Key of(String entry, RelayConfig.Database database) {
+      return new Key(entry, database.url(), Objects.toString(database.username(), ""),
           Objects.toString(database.password(), ""), database.driverProperties(), database.poolSize());
     }
   }
@@ -37,14 +39,16 @@ final class SharedPools implements AutoCloseable {
   }
 
   /**
+   * @param outbox the outbox's name; a tenant outbox's ({@code <entry>:<schema>}) counts as its entry's
    * @param database the outbox's database
    * @param poolName the pool's name, if it is opened now
    * @return the pool of that database, opened now unless an outbox already holds it; give it back with
    *     {@link #release}
    * @throws dev.outbox4j.OutboxException when it has to be opened and the database cannot be reached
    */
-  synchronized HikariDataSource acquire(RelayConfig.Database database, String poolName) {
-    Key key = Key.of(database);
+  synchronized HikariDataSource acquire(String outbox, RelayConfig.Database database, String poolName) {
+    int separator = outbox.indexOf(RelayConfig.TENANT_SEPARATOR);
+    Key key = Key.of(separator < 0 ? outbox : outbox.substring(0, separator), database);
     Shared shared = pools.get(key);
     if (shared == null) {
       shared = new Shared(RelayAssembly.dataSource(database, poolName));

@@ -62,7 +62,7 @@ final class TenantDiscovery implements AutoCloseable {
 
   /** @return the tenant schemas now */
   Set<String> discover() {
-    HikariDataSource pool = pools.acquire(entry.database(), "outbox4j-relay-" + entry.name());
+    HikariDataSource pool = pools.acquire(entry.name(), entry.database(), "outbox4j-relay-" + entry.name());
     try {
       return TenantSchemas.find(entry, pool);
     } finally {

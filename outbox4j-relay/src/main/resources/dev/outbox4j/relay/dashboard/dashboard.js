@@ -92,7 +92,8 @@
   }
 
   function refreshStatus() {
-    return fetch(window.outbox4jQuery('/api/status'), { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/status'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (status) {
         var badge = byId('ready');
         var paused = status.pausedDestinations || 0;

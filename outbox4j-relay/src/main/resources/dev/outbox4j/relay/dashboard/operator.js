@@ -79,7 +79,8 @@
     if (body !== undefined) { headers['Content-Type'] = 'text/plain'; }
     var query = Object.keys(params).filter(function (name) { return params[name] !== null && params[name] !== ''; })
       .map(function (name) { return encodeURIComponent(name) + '=' + encodeURIComponent(params[name]); }).join('&');
-    return fetch(window.outbox4jQuery('/api/actions/' + action + '?' + query), { method: 'POST', headers: headers, body: body })
+    return fetch(window.outbox4jQuery('/api/actions/' + action + '?' + query),
+      { method: 'POST', headers: headers, body: body })
       .then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (data) {
           return { status: response.status, data: data };
@@ -297,7 +298,8 @@
   });
 
   function refreshGroups() {
-    return fetch(window.outbox4jQuery('/api/quarantine/groups?offset=' + groupsOffset + '&limit=' + GROUPS_PAGE), { cache: 'no-store' })
+    return fetch(window.outbox4jQuery('/api/quarantine/groups?offset=' + groupsOffset + '&limit=' + GROUPS_PAGE),
+      { cache: 'no-store' })
       .then(function (response) { return response.json(); })
       .then(function (data) {
         if ((data.groups || []).length === 0 && groupsOffset > 0) {
@@ -366,7 +368,8 @@
   byId('op-discard-waiting').addEventListener('click', function () { waitingAction(false); });
 
   function refreshPauses() {
-    return fetch(window.outbox4jQuery('/api/pauses'), { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/pauses'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (data) {
         var body = document.querySelector('#pauses-table tbody');
         clear(body);
@@ -390,7 +393,8 @@
   // ------------------------------------------------------------------------------------------ audit log
 
   function refreshAudit() {
-    return fetch(window.outbox4jQuery('/api/audit?limit=20'), { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/audit?limit=20'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (data) {
         var body = document.querySelector('#audit-table tbody');
         clear(body);

@@ -81,8 +81,9 @@ class OutboxesConfigTest {
 
   @Test
   void a_bad_outbox_name_an_unknown_section_and_a_top_level_url_are_refused_naming_the_key() {
-    assertThatThrownBy(() -> ConfigReader.read(file(SHARED + "outboxes:\n  Billing_1:\n    database.url: jdbc:h2:mem:x\n"),
-        List.of(), Map.of())).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> ConfigReader.read(
+        file(SHARED + "outboxes:\n  Billing_1:\n    database.url: jdbc:h2:mem:x\n"), List.of(), Map.of()))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("'outboxes.Billing_1.database.url' has an invalid outbox name 'Billing_1'");
     assertThatThrownBy(() -> ConfigReader.read(file(SHARED + "outboxes:\n  billing:\n    server.port: 1\n"),
         List.of(), Map.of())).isInstanceOf(ConfigException.class)
