@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * {@code destinations}, {@code cloudevents} and {@code tenants} keys; a key an outbox does not give falls back to the
  * same key at top level (so top-level {@code relay.*} and {@code retry.*} are every outbox's defaults), and a family
  * ({@code destinations}, {@code cloudevents}, {@code database.properties}) an outbox does not give at all is the
- * top-level one. Transports are declared once at top level and shared by every outbox that routes to them. Without
+ * top-level one. Transports are declared once at top level; every outbox refers to them by name. Without
  * {@code outboxes}, the top-level keys are the one outbox {@value RelayConfig#DEFAULT_OUTBOX}. An outbox's
  * environment names follow the same rule ({@code outboxes.billing.database.password} is
  * {@code OUTBOX4J_OUTBOXES_BILLING_DATABASE_PASSWORD}) and exist once the file declares the outbox.
@@ -234,7 +234,7 @@ public final class ConfigReader {
         section = section.contains(".") ? section.substring(0, section.indexOf('.')) : section;
         if (!OUTBOX_SECTIONS.contains(section)) {
           throw new ConfigException(value.key(), "is not a key an outbox takes (an outbox gives "
-              + OUTBOX_SECTIONS + "; transports are shared, declared once at top level)", value.origin());
+              + OUTBOX_SECTIONS + "; transports are declared once at top level)", value.origin());
         }
         names.add(name);
       }

@@ -222,7 +222,7 @@ public final class RelayAssembly {
   }
 
   /**
-   * Builds every configured transport once: the outboxes of a configuration share them.
+   * Builds every configured transport.
    *
    * @param config the configuration
    * @return the transports by name; close each when done
@@ -233,6 +233,30 @@ public final class RelayAssembly {
     try {
       for (RelayConfig.TransportSettings settings : config.transports().values()) {
         byName.put(settings.name(), transport(settings));
+      }
+      return byName;
+    } catch (RuntimeException e) {
+      byName.values().forEach(Transport::close);
+      throw e;
+    }
+  }
+
+  /**
+   * Builds the transports that some destinations route to.
+   *
+   * @param config the configuration
+   * @param destinations destinations → transport names; only the transports they name are built
+   * @return the transports by name; close each when done
+   * @throws ConfigException naming the transport whose properties its module refused
+   */
+  public static Map<String, Transport> transports(RelayConfig config, Map<String, String> destinations) {
+    Map<String, Transport> byName = new HashMap<>();
+    try {
+      for (String name : new java.util.TreeSet<>(destinations.values())) {
+        RelayConfig.TransportSettings settings = config.transports().get(name);
+        if (settings != null) {
+          byName.put(name, transport(settings));
+        }
       }
       return byName;
     } catch (RuntimeException e) {

@@ -30,9 +30,9 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A running relay process: the transports (shared by every outbox), the metrics registry, one {@link OutboxLane} per
- * outbox (pool, store, relay, wake-up, stats sampler), the tenant discoveries, and the dashboard server, started in
- * that order and closed in reverse.
+ * A running relay process: the transports (one set per configured outbox), the metrics registry, one
+ * {@link OutboxLane} per outbox (pool, store, relay, wake-up, stats sampler), the tenant discoveries, and the dashboard
+ * server, started in that order and closed in reverse.
  *
  * <p>Why the server binds first: the demo's HTTP transport posts to a sink on the same server, so its endpoints are
  * known only once the port is (port 0 picks a free one). {@link #start} therefore binds, then asks for the
@@ -56,7 +56,8 @@ public final class RelayRuntime implements AutoCloseable {
   private final List<TenantDiscovery> discoveries = new ArrayList<>();
   private final @Nullable DashboardServer dashboard;
   private final AdminToken token;
-  private final Map<String, Transport> transports;
+  /** The transports each configured outbox routes to, by outbox; a tenants entry's tenants share the entry's. */
+  private final Map<String, Map<String, Transport>> transports = new java.util.concurrent.ConcurrentHashMap<>();
   private final PrometheusMeterRegistry registry;
   private final SharedPools pools = new SharedPools();
   private final WakeUps wakeUps = new WakeUps();
@@ -85,8 +86,13 @@ public final class RelayRuntime implements AutoCloseable {
     this.clock = clock;
     try {
       closeables.push(pools);
-      transports = RelayAssembly.transports(config);
-      closeables.push(() -> transports.values().forEach(Transport::close));
+      closeables.push(() -> transports.values().forEach(set -> set.values().forEach(Transport::close)));
+      for (RelayConfig.Outbox outbox : config.outboxes().values()) {
+        // Each configured outbox sends through transports of its own, built from the shared declarations: a busy
+        // outbox's deliveries then never queue in a client (connections, I/O thread) a quiet one's need.
+        transports.put(outbox.name(), config.named() ? RelayAssembly.transports(config, outbox.destinations())
+            : RelayAssembly.transports(config));
+      }
       registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       closeables.push(registry::close);
       closeables.push(wakeUps);
@@ -131,7 +137,9 @@ public final class RelayRuntime implements AutoCloseable {
   }
 
   private OutboxLane lane(String name, RelayConfig outbox) {
-    return new OutboxLane(name, outbox, transports, registry, pools, wakeUps, extras.listeners(), clock);
+    int separator = name.indexOf(RelayConfig.TENANT_SEPARATOR);
+    Map<String, Transport> own = transports.get(separator < 0 ? name : name.substring(0, separator));
+    return new OutboxLane(name, outbox, own, registry, pools, wakeUps, extras.listeners(), clock);
   }
 
   /** Starts an outbox for each new tenant schema and closes those of the schemas that went away. */

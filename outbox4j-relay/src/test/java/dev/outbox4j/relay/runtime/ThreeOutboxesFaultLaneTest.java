@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three outboxes in one relay process — two PostgreSQL databases and a MariaDB — with the second PostgreSQL database
- * reached through a {@link TcpProxy}: cut at start, cut again while running. The other two keep delivering, readiness
- * stays 200 and names the cut outbox, and the cut outbox catches up once its database is back, each key in order.
+ * reached through a {@link TcpProxy}: cut at start, cut again while running, then stalled (connections open, nothing
+ * answered: a slow database). The other two keep delivering, readiness stays 200 and names the cut outbox, and the cut
+ * outbox catches up once its database is back, each key in order.
  */
 class ThreeOutboxesFaultLaneTest {
   private static final int KEYS = 4;
@@ -118,10 +119,22 @@ class ThreeOutboxesFaultLaneTest {
 
         proxy.restore();
         await().atMost(Duration.ofSeconds(90)).until(() -> delivered(webhook, "shipping-") >= KEYS * 20);
+
+        // stalled: shipping's connections stay open and nothing answers on them; the others keep flowing
+        proxy.stall();
+        OutboxWrites.write(shippingDirect, null, "outbox4j_", "orders", "shipping-", KEYS, 10, 20);
+        OutboxWrites.write(billingUrl, null, "bill_", "orders", "billing-", KEYS, 10, 20);
+        OutboxWrites.write(stockUrl, null, "stock_", "orders", "stock-", KEYS, 10, 20);
+        await().atMost(Duration.ofSeconds(60)).until(() -> delivered(webhook, "billing-") >= KEYS * 30
+            && delivered(webhook, "stock-") >= KEYS * 30);
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(runtime.baseUrl() + "/health/ready").body()
+            .contains("outbox database down: shipping"));
+        proxy.resume();
+        await().atMost(Duration.ofSeconds(90)).until(() -> delivered(webhook, "shipping-") >= KEYS * 30);
       }
-      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "billing-"), "billing-", KEYS, 20);
-      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "stock-"), "stock-", KEYS, 20);
-      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "shipping-"), "shipping-", KEYS, 20);
+      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "billing-"), "billing-", KEYS, 30);
+      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "stock-"), "stock-", KEYS, 30);
+      OutboxWrites.assertKeyOrder(OutboxWrites.of(webhook.received(), "shipping-"), "shipping-", KEYS, 30);
     } finally {
       try (Connection admin = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
           Statement statement = admin.createStatement()) {
