@@ -2,6 +2,7 @@ package dev.outbox4j.relay.cli;
 
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.relay.config.RelayConfig;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,8 +33,12 @@ final class AuditCommand implements Callable<Integer> {
       context.err().flush();
       return ExitCodes.USAGE;
     }
-    try (OutboxAccess access = new OutboxAccess(database.read(context))) {
+    RelayConfig config = database.read(context);
+    try (OutboxAccess access = new OutboxAccess(config)) {
       List<OperatorAction> actions = access.store().operatorActions(limit);
+      if (database.outbox != null) {
+        context.out().printf("outbox %s%n", config.firstOutboxName());
+      }
       context.out().printf("%-27s  %-16s  %-15s  %7s  %s%n", "WHEN (UTC)", "WHO", "WHAT", "ENTRIES", "ON / DETAIL");
       for (OperatorAction action : actions) {
         context.out().printf("%-27s  %-16s  %-15s  %7d  %s%n", action.at(), oneLine(action.actor()), action.action(),

@@ -34,11 +34,33 @@ public final class DatabaseOptions {
   @Option(names = "--schema", paramLabel = "SCHEMA", description = "schema of the outbox tables")
   @Nullable String schema;
 
+  @Option(names = "--outbox", paramLabel = "NAME",
+      description = "which outbox of a configuration with 'outboxes:' (a tenant is ENTRY:SCHEMA); required there,"
+          + " except by 'status', which then summarises every outbox")
+  @Nullable String outbox;
+
   /**
    * @param context the environment to read
-   * @return the configuration
+   * @return the configuration of the one outbox the command works on: the {@code --outbox} named, or the only one
+   * @throws ConfigException when the configuration has several outboxes and {@code --outbox} names none of them
    */
   RelayConfig read(CliContext context) {
+    RelayConfig all = readAll(context);
+    if (outbox != null) {
+      return all.outbox(outbox);
+    }
+    if (all.named()) {
+      throw new ConfigException("--outbox", "is required: this configuration has several outboxes ("
+          + String.join(", ", all.outboxes().keySet()) + "; a tenant is ENTRY:SCHEMA)", all.source());
+    }
+    return all;
+  }
+
+  /**
+   * @param context the environment to read
+   * @return the whole configuration, every outbox (the one named by {@code --outbox} only when it names one)
+   */
+  RelayConfig readAll(CliContext context) {
     List<ConfigValue> options = new ArrayList<>();
     if (url != null) {
       options.add(new ConfigValue("database.url", url, "option --url"));

@@ -55,6 +55,10 @@ final class OutboxAccess implements AutoCloseable {
     });
   }
 
+  javax.sql.DataSource dataSource() {
+    return pool;
+  }
+
   JdbcOutboxStore store() {
     return store;
   }

@@ -18,9 +18,9 @@ import picocli.CommandLine.Option;
 
 /** {@code run}: the relay as a service, until SIGTERM or Ctrl-C. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-    description = "Drain the outbox described by the configuration file until stopped (SIGTERM or Ctrl-C stop "
-        + "gracefully: no new claims, deliveries in flight get relay.shutdown-grace). Several 'run' processes may "
-        + "share one database.")
+    description = "Drain the outbox (or the outboxes) described by the configuration file until stopped (SIGTERM or"
+        + " Ctrl-C stop gracefully: no new claims, deliveries in flight get relay.shutdown-grace). Several 'run'"
+        + " processes may share one database.")
 final class RunCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -50,12 +50,15 @@ final class RunCommand implements Callable<Integer> {
           context.out().println(line);
           context.out().flush();
         };
-    if (relayConfig.destinations().isEmpty()) {
-      throw new dev.outbox4j.relay.config.ConfigException("destinations",
-          "is required: map each destination (or '*') to a transport", relayConfig.source());
-    }
-    if (!relayConfig.database().migrate()) {
-      OutboxAccess.refuseMissingH2File(relayConfig.database());
+    for (RelayConfig.Outbox outbox : relayConfig.outboxes().values()) {
+      if (outbox.destinations().isEmpty()) {
+        throw new dev.outbox4j.relay.config.ConfigException(relayConfig.named()
+            ? "outboxes." + outbox.name() + ".destinations" : "destinations",
+            "is required: map each destination (or '*') to a transport", relayConfig.source());
+      }
+      if (!outbox.database().migrate()) {
+        OutboxAccess.refuseMissingH2File(outbox.database());
+      }
     }
     RelayRuntime runtime = RelayRuntime.start(relayConfig);
     CountDownLatch stopped = new CountDownLatch(1);
@@ -65,8 +68,19 @@ final class RunCommand implements Callable<Integer> {
       say.accept("stopped");
       stopped.countDown();
     }, "outbox4j-shutdown"));
-    say.accept("outbox4j relay running on " + relayConfig.database().displayUrl() + " (prefix "
-        + relayConfig.database().tablePrefix() + "), destinations " + relayConfig.destinations());
+    if (relayConfig.named()) {
+      say.accept("outbox4j relay running " + relayConfig.outboxes().size() + " outbox entries:");
+      for (RelayConfig.Outbox outbox : relayConfig.outboxes().values()) {
+        say.accept("  " + outbox.name() + "  " + outbox.database().displayUrl() + " (prefix "
+            + outbox.database().tablePrefix() + (outbox.tenants() == null ? "" : ", a tenant outbox per schema "
+            + (outbox.tenants().schemas() != null ? "matching " + outbox.tenants().schemas().pattern()
+                : "of tenants.query") + ", looked for every " + DurationFormat.format(outbox.tenants().rediscover()))
+            + "), destinations " + outbox.destinations());
+      }
+    } else {
+      say.accept("outbox4j relay running on " + relayConfig.database().displayUrl() + " (prefix "
+          + relayConfig.database().tablePrefix() + "), destinations " + relayConfig.destinations());
+    }
     if (!runtime.baseUrl().isEmpty()) {
       // The token rides in the fragment: the browser keeps it and never sends it in a request line or a log.
       say.accept("  dashboard  " + runtime.baseUrl() + "/#token="

@@ -56,7 +56,11 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RelayConfig config = database.read(context);
+    RelayConfig all = database.readAll(context);
+    if (database.outbox == null && all.named()) {
+      return summary(all);
+    }
+    RelayConfig config = database.outbox == null ? all : all.outbox(database.outbox);
     try (OutboxAccess access = new OutboxAccess(config)) {
       Instant now = context.clock().instant();
       OutboxStats stats = access.store().stats(now);
@@ -172,25 +176,8 @@ final class StatusCommand implements Callable<Integer> {
           d.waiting() == 0 ? "-" : String.format(Locale.ROOT, "%.1f s", seconds(d.lag(now))),
           d.blocked() == 0 ? "-" : String.format(Locale.ROOT, "%.1f s", seconds(d.blockedAge(now)))});
     }
-    int[] widths = new int[table.get(0).length];
-    for (String[] row : table) {
-      for (int i = 0; i < row.length; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
     out.println();
-    for (String[] row : table) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < row.length; i++) {
-        String cell = row[i];
-        // the destination left-aligned, the numbers right-aligned
-        line.append(i == 0 ? cell + " ".repeat(widths[i] - cell.length()) : " ".repeat(widths[i] - cell.length()) + cell);
-        if (i < row.length - 1) {
-          line.append("  ");
-        }
-      }
-      out.println(line.toString().stripTrailing());
-    }
+    printTable(table, false);
     if (more) {
       out.printf("(the %d destinations most behind; more have undelivered entries)%n", DESTINATIONS_SHOWN);
     }
@@ -229,7 +216,116 @@ final class StatusCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Prints rows in columns: the first left-aligned, the numbers right-aligned, and with {@code lastLeft} the last
+   * left-aligned too; a row shorter than the first (a note) is its first cell and the rest joined.
+   */
+  private void printTable(List<String[]> table, boolean lastLeft) {
+    int columns = table.get(0).length;
+    int[] widths = new int[columns];
+    for (String[] row : table) {
+      for (int i = 0; i < row.length && row.length == columns; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : table) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        String cell = row[i];
+        boolean left = i == 0 || row.length < columns || lastLeft && i == columns - 1;
+        line.append(left ? cell + " ".repeat(Math.max(0, widths[i] - cell.length()))
+            : " ".repeat(widths[i] - cell.length()) + cell);
+        if (i < row.length - 1) {
+          line.append("  ");
+        }
+      }
+      context.out().println(line.toString().stripTrailing());
+    }
+  }
+
   private static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;
+  }
+
+  /**
+   * {@code status} of a configuration with several outboxes and no {@code --outbox}: one row per outbox (each tenant
+   * of a tenants entry), each read on its own, so one database that cannot be reached is one row saying so. Exits 1
+   * when an outbox could not be read.
+   */
+  private int summary(RelayConfig all) {
+    Instant now = context.clock().instant();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (RelayConfig.Outbox outbox : all.outboxes().values()) {
+      if (outbox.tenants() == null) {
+        rows.add(summaryRow(all.of(outbox), now));
+        continue;
+      }
+      try (OutboxAccess access = new OutboxAccess(all.of(outbox))) {
+        for (String schema : dev.outbox4j.relay.runtime.TenantSchemas.find(outbox, access.dataSource())) {
+          rows.add(summaryRow(all.of(outbox.tenant(schema)), now));
+        }
+      } catch (RuntimeException e) {
+        rows.add(unreadable(outbox.name(), e));
+      }
+    }
+    boolean failed = rows.stream().anyMatch(row -> row.get("error") != null);
+    if (json) {
+      context.out().println(Json.write(Map.of("outboxes", rows)));
+    } else {
+      List<String[]> table = new ArrayList<>();
+      table.add(new String[] {"outbox", "waiting", "blocked", "in flight", "quarantined", "lag", "blocked for",
+          "paused"});
+      for (Map<String, Object> row : rows) {
+        if (row.get("error") != null) {
+          table.add(new String[] {(String) row.get("outbox"), "unreadable: " + row.get("error")});
+          continue;
+        }
+        double lag = (Double) row.get("lagSeconds");
+        double blockedFor = (Double) row.get("oldestBlockedSeconds");
+        @SuppressWarnings("unchecked")
+        List<String> paused = (List<String>) row.get("pausedDestinations");
+        table.add(new String[] {(String) row.get("outbox"), row.get("waiting").toString(),
+            row.get("blocked").toString(), row.get("inFlight").toString(), row.get("quarantined").toString(),
+            (Long) row.get("waiting") == 0 ? "-" : String.format(Locale.ROOT, "%.1f s", lag),
+            (Long) row.get("blocked") == 0 ? "-" : String.format(Locale.ROOT, "%.1f s", blockedFor),
+            paused.isEmpty() ? "-" : String.join(",", paused)});
+      }
+      printTable(table, true);
+    }
+    context.out().flush();
+    return failed ? ExitCodes.FAILED : ExitCodes.OK;
+  }
+
+  private static Map<String, Object> summaryRow(RelayConfig outbox, Instant now) {
+    String name = outbox.firstOutboxName();
+    try (OutboxAccess access = new OutboxAccess(outbox)) {
+      OutboxStats stats = access.store().stats(now);
+      List<String> paused;
+      try {
+        paused = access.store().operatorPauses().stream().map(OperatorPause::destination).toList();
+      } catch (dev.outbox4j.OutboxException e) {
+        paused = List.of();
+      }
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("outbox", name);
+      row.put("waiting", stats.waiting());
+      row.put("blocked", stats.blocked());
+      row.put("inFlight", stats.inFlight());
+      row.put("quarantined", stats.quarantined());
+      row.put("lagSeconds", seconds(stats.lag(now)));
+      row.put("oldestBlockedSeconds", seconds(stats.blockedAge(now)));
+      row.put("pausedDestinations", paused);
+      row.put("error", null);
+      return row;
+    } catch (RuntimeException e) {
+      return unreadable(name, e);
+    }
+  }
+
+  private static Map<String, Object> unreadable(String name, RuntimeException e) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("outbox", name);
+    row.put("error", dev.outbox4j.relay.config.RelayAssembly.rootMessage(e));
+    return row;
   }
 }

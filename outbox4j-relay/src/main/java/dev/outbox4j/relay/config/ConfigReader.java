@@ -32,6 +32,15 @@ import org.jspecify.annotations.Nullable;
  * environment names to exist. Every key can also be given as {@code <key>-file} (environment {@code <NAME>_FILE}): the
  * value is then read from that file at start ({@link SecretFiles}).
  *
+ * <p>Several outboxes: {@code outboxes.<name>.<key>} gives one outbox's {@code database}, {@code relay}, {@code retry},
+ * {@code destinations}, {@code cloudevents} and {@code tenants} keys; a key an outbox does not give falls back to the
+ * same key at top level (so top-level {@code relay.*} and {@code retry.*} are every outbox's defaults), and a family
+ * ({@code destinations}, {@code cloudevents}, {@code database.properties}) an outbox does not give at all is the
+ * top-level one. Transports are declared once at top level; every outbox refers to them by name. Without
+ * {@code outboxes}, the top-level keys are the one outbox {@value RelayConfig#DEFAULT_OUTBOX}. An outbox's
+ * environment names follow the same rule ({@code outboxes.billing.database.password} is
+ * {@code OUTBOX4J_OUTBOXES_BILLING_DATABASE_PASSWORD}) and exist once the file declares the outbox.
+ *
  * <p>Strict: an unknown key in the file, or an {@code OUTBOX4J_} variable that names no key, is an error, because a
  * misspelt setting silently ignored is worse than a refusal to start. Every error names the key, the problem and the
  * origin; the values of keys that may hold secrets are never repeated.
@@ -43,7 +52,15 @@ public final class ConfigReader {
   public static final String ENV_PREFIX = "OUTBOX4J_";
 
   private static final String CLOUDEVENTS = "cloudevents.";
+  private static final String OUTBOXES = "outboxes.";
   private static final Pattern TRANSPORT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,39}");
+  private static final Pattern OUTBOX_NAME = TRANSPORT_NAME;
+  /** The sections an outbox entry may give ({@code outboxes.<name>.<section>.…}). */
+  private static final List<String> OUTBOX_SECTIONS = List.of("database", "relay", "retry", "destinations",
+      "cloudevents", "tenants");
+  /** The keys of an outbox's {@code tenants} section, and their defaults. */
+  private static final Map<String, String> TENANT_KEYS = Map.of("tenants.schemas", "", "tenants.query", "",
+      "tenants.rediscover", "30s");
   private static final Pattern TOKEN_NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
 
   /** Every fixed key and its default ({@code ""} = none); the documented reference (docs/relay-app.md). */
@@ -132,6 +149,16 @@ public final class ConfigReader {
     Map<String, String> byEnvironmentName = new TreeMap<>();
     KEYS.keySet().forEach(key -> byEnvironmentName.put(environmentName(key), key));
     values.keySet().forEach(key -> byEnvironmentName.put(environmentName(key), key));
+    for (String outbox : outboxNames(values)) {
+      for (String key : KEYS.keySet()) {
+        if (key.startsWith("database.") || key.startsWith("relay.") || key.startsWith("retry.")) {
+          byEnvironmentName.put(environmentName(OUTBOXES + outbox + "." + key), OUTBOXES + outbox + "." + key);
+        }
+      }
+      for (String key : TENANT_KEYS.keySet()) {
+        byEnvironmentName.put(environmentName(OUTBOXES + outbox + "." + key), OUTBOXES + outbox + "." + key);
+      }
+    }
     Map<String, String> kafkaPrefixes = new TreeMap<>();
     for (String name : transportNames(values)) {
       String base = "transports." + name + ".";
@@ -142,7 +169,7 @@ public final class ConfigReader {
         byEnvironmentName.put(environmentName(base + property), base + property);
       }
       if (typeName.equals("http")) {
-        values.keySet().stream().filter(key -> key.startsWith("destinations."))
+        values.keySet().stream().map(ConfigReader::unscoped).filter(key -> key.startsWith("destinations."))
             .forEach(key -> {
               String destination = key.substring("destinations.".length());
               for (String property : List.of("endpoint." + destination, "auth." + destination + ".bearer-token",
@@ -178,6 +205,43 @@ public final class ConfigReader {
     }
   }
 
+  /** @return the key without its {@code outboxes.<name>.} scope */
+  private static String unscoped(String key) {
+    if (!key.startsWith(OUTBOXES)) {
+      return key;
+    }
+    int dot = key.indexOf('.', OUTBOXES.length());
+    return dot < 0 ? key : key.substring(dot + 1);
+  }
+
+  /** @return the outboxes the file names, in its order, each name and section checked */
+  private static Set<String> outboxNames(Map<String, ConfigValue> values) {
+    Set<String> names = new java.util.LinkedHashSet<>();
+    for (ConfigValue value : values.values()) {
+      if (value.key().equals("outboxes") || value.key().startsWith(OUTBOXES)) {
+        String rest = value.key().length() > OUTBOXES.length() ? value.key().substring(OUTBOXES.length()) : "";
+        int dot = rest.indexOf('.');
+        if (dot <= 0) {
+          throw new ConfigException(value.key(), "must be a mapping of outbox names to their settings "
+              + "(outboxes.<name>.database.url, ...)", value.origin());
+        }
+        String name = rest.substring(0, dot);
+        if (!OUTBOX_NAME.matcher(name).matches()) {
+          throw new ConfigException(value.key(), "has an invalid outbox name '" + name
+              + "' (1 to 40 lower-case letters, digits and '-', starting with a letter)", value.origin());
+        }
+        String section = rest.substring(dot + 1);
+        section = section.contains(".") ? section.substring(0, section.indexOf('.')) : section;
+        if (!OUTBOX_SECTIONS.contains(section)) {
+          throw new ConfigException(value.key(), "is not a key an outbox takes (an outbox gives "
+              + OUTBOX_SECTIONS + "; transports are declared once at top level)", value.origin());
+        }
+        names.add(name);
+      }
+    }
+    return names;
+  }
+
   private static Set<String> transportNames(Map<String, ConfigValue> values) {
     Set<String> names = new TreeSet<>();
     for (ConfigValue value : values.values()) {
@@ -202,14 +266,65 @@ public final class ConfigReader {
   private static final class Typed {
     private final String source;
     private final Map<String, ConfigValue> values;
-    private final Set<String> read = new TreeSet<>();
+    private final Set<String> read;
+    /** {@code ""} at top level, {@code outboxes.<name>.} for one outbox's keys, which fall back to the top level. */
+    private final String scope;
 
     Typed(String source, Map<String, ConfigValue> values) {
+      this(source, values, new TreeSet<>(), "");
+    }
+
+    private Typed(String source, Map<String, ConfigValue> values, Set<String> read, String scope) {
       this.source = source;
       this.values = values;
+      this.read = read;
+      this.scope = scope;
     }
 
     RelayConfig config() {
+      RelayConfig.Server server = server();
+      Map<String, RelayConfig.TransportSettings> transports = transports();
+      Set<String> names = outboxNames(values);
+      Map<String, RelayConfig.Outbox> outboxes = new LinkedHashMap<>();
+      if (names.isEmpty()) {
+        outboxes.put(RelayConfig.DEFAULT_OUTBOX, outbox(RelayConfig.DEFAULT_OUTBOX, transports));
+      } else {
+        ConfigValue url = values.get("database.url");
+        if (url != null) {
+          throw new ConfigException("database.url", "cannot be given at top level together with 'outboxes': give each"
+              + " outbox its own outboxes.<name>.database.url", url.origin());
+        }
+        Map<String, String> tables = new TreeMap<>();
+        for (String name : names) {
+          RelayConfig.Outbox outbox = new Typed(source, values, read, OUTBOXES + name + ".").outbox(name, transports);
+          String table = outbox.database().url() + " " + outbox.database().schema() + " "
+              + outbox.database().tablePrefix();
+          String same = tables.putIfAbsent(table, name);
+          if (same != null && outbox.tenants() == null) {
+            throw new ConfigException(OUTBOXES + name + ".database", "names the same outbox table as outboxes." + same
+                + " (url, schema and table-prefix); one relay drains it once", source);
+          }
+          outboxes.put(name, outbox);
+        }
+        // the top-level families are defaults that every outbox may have replaced: checked all the same
+        destinations(transports);
+        cloudEvents();
+        family("database.properties.");
+      }
+      LogFormat logFormat = LogFormat.of(choice("logging.format", List.of("plain", "json")), "logging.format");
+      Set<String> unknown = new TreeSet<>(values.keySet());
+      unknown.removeAll(read);
+      if (!unknown.isEmpty()) {
+        String key = unknown.iterator().next();
+        throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
+      }
+      RelayConfig.Outbox first = outboxes.values().iterator().next();
+      return new RelayConfig(source, first.database(), first.relay(), first.retry(), server, transports,
+          first.destinations(), first.cloudEvents(), logFormat, outboxes);
+    }
+
+    /** One outbox's settings, read in this reader's scope. */
+    private RelayConfig.Outbox outbox(String name, Map<String, RelayConfig.TransportSettings> transports) {
       RelayConfig.Database database = new RelayConfig.Database(
           required("database.url"),
           optional("database.username").orElse(null),
@@ -243,6 +358,55 @@ public final class ConfigReader {
           optional("retry.max-attempts").map(text -> integer("retry.max-attempts", 1, 1_000_000)).orElse(null),
           duration("retry.give-up-after"),
           optional("retry.jitter").map(text -> bool("retry.jitter")).orElse(null));
+      RelayConfig.Tenants tenants = tenants();
+      if (tenants != null && database.schema() != null) {
+        throw new ConfigException(name("database.schema"), "cannot be given with tenants: each tenant is a schema",
+            origin("database.schema"));
+      }
+      return new RelayConfig.Outbox(name, database, relay, retry, destinations(transports), cloudEvents(), tenants);
+    }
+
+    /** {@code tenants.schemas} or {@code tenants.query}, and {@code tenants.rediscover}; only inside an outbox. */
+    private RelayConfig.@Nullable Tenants tenants() {
+      if (scope.isEmpty()) {
+        return null;
+      }
+      ConfigValue schemas = values.get(scope + "tenants.schemas");
+      ConfigValue query = values.get(scope + "tenants.query");
+      ConfigValue rediscover = values.get(scope + "tenants.rediscover");
+      TENANT_KEYS.keySet().forEach(key -> read.add(scope + key));
+      if (schemas == null && query == null) {
+        if (rediscover != null) {
+          throw new ConfigException(scope + "tenants.rediscover", "needs tenants.schemas or tenants.query",
+              rediscover.origin());
+        }
+        return null;
+      }
+      if (schemas != null && query != null) {
+        throw new ConfigException(scope + "tenants.query", "and tenants.schemas exclude each other (schemas is set at "
+            + schemas.origin() + ")", query.origin());
+      }
+      Pattern pattern = null;
+      if (schemas != null) {
+        try {
+          pattern = Pattern.compile(schemas.text());
+        } catch (java.util.regex.PatternSyntaxException e) {
+          throw new ConfigException(scope + "tenants.schemas", "must be a regular expression: "
+              + e.getDescription(), schemas.origin());
+        }
+      } else if (query.text().isBlank()) {
+        throw new ConfigException(scope + "tenants.query", "must be an SQL query whose first column is the schema"
+            + " names", query.origin());
+      }
+      Duration every = rediscover == null ? RelayConfig.Tenants.DEFAULT_REDISCOVER : parseDuration(rediscover.text());
+      if (every == null || every.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new ConfigException(scope + "tenants.rediscover", "must be a duration of at least 1s such as 30s or 5m",
+            rediscover == null ? source : rediscover.origin());
+      }
+      return new RelayConfig.Tenants(pattern, query == null ? null : query.text(), every);
+    }
+
+    private RelayConfig.Server server() {
       RelayConfig.Server server = new RelayConfig.Server(
           bool("server.enabled"),
           text("server.bind"),
@@ -262,21 +426,23 @@ public final class ConfigReader {
         throw new ConfigException("server.admin-token", "must be at least 16 characters long",
             origin("server.admin-token"));
       }
-      Map<String, RelayConfig.TransportSettings> transports = transports();
-      Map<String, String> destinations = destinations(transports);
-      Map<String, CloudEventsMapping> cloudEvents = cloudEvents();
-      LogFormat logFormat = LogFormat.of(choice("logging.format", List.of("plain", "json")), "logging.format");
-      Set<String> unknown = new TreeSet<>(values.keySet());
-      unknown.removeAll(read);
-      if (!unknown.isEmpty()) {
-        String key = unknown.iterator().next();
-        throw new ConfigException(key, "is not a known key" + suggestion(key), values.get(key).origin());
+      return server;
+    }
+
+    /**
+     * @param prefix a family's prefix, such as {@code destinations.}
+     * @return the prefix in this scope when the scope gives any key of the family, else the top-level prefix
+     */
+    private String familyPrefix(String prefix) {
+      if (!scope.isEmpty() && values.keySet().stream().anyMatch(key -> key.startsWith(scope + prefix))) {
+        return scope + prefix;
       }
-      return new RelayConfig(source, database, relay, retry, server, transports, destinations, cloudEvents, logFormat);
+      return prefix;
     }
 
     /** Every key under {@code prefix}, with the prefix removed (driver properties and the like). */
-    private Map<String, String> family(String prefix) {
+    private Map<String, String> family(String familyPrefix) {
+      String prefix = familyPrefix(familyPrefix);
       Map<String, String> result = new TreeMap<>();
       for (ConfigValue value : values.values()) {
         if (value.key().startsWith(prefix) && value.key().length() > prefix.length()) {
@@ -344,11 +510,12 @@ public final class ConfigReader {
     }
 
     private Map<String, String> destinations(Map<String, RelayConfig.TransportSettings> transports) {
+      String prefix = familyPrefix("destinations.");
       Map<String, String> destinations = new TreeMap<>();
       for (ConfigValue value : values.values()) {
-        if (value.key().startsWith("destinations.")) {
+        if (value.key().startsWith(prefix)) {
           read.add(value.key());
-          String destination = value.key().substring("destinations.".length());
+          String destination = value.key().substring(prefix.length());
           if (!transports.containsKey(value.text())) {
             throw new ConfigException(value.key(), "names transport '" + value.text()
                 + "', which is not declared under 'transports' (declared: " + transports.keySet() + ")",
@@ -362,13 +529,14 @@ public final class ConfigReader {
 
     /** {@code cloudevents.<destination>.source|type|mode}; a destination name may itself contain dots. */
     private Map<String, CloudEventsMapping> cloudEvents() {
+      String prefix = familyPrefix(CLOUDEVENTS);
       Map<String, Map<String, ConfigValue>> byDestination = new TreeMap<>();
       for (ConfigValue value : values.values()) {
-        if (!value.key().startsWith(CLOUDEVENTS)) {
+        if (!value.key().startsWith(prefix)) {
           continue;
         }
         read.add(value.key());
-        String rest = value.key().substring(CLOUDEVENTS.length());
+        String rest = value.key().substring(prefix.length());
         int dot = rest.lastIndexOf('.');
         String attribute = dot < 0 ? "" : rest.substring(dot + 1);
         if (dot <= 0 || !List.of("source", "type", "mode").contains(attribute)) {
@@ -379,7 +547,7 @@ public final class ConfigReader {
       }
       Map<String, CloudEventsMapping> mappings = new TreeMap<>();
       byDestination.forEach((destination, attributes) -> {
-        String base = CLOUDEVENTS + destination + ".";
+        String base = prefix + destination + ".";
         ConfigValue any = attributes.values().iterator().next();
         for (String required : List.of("source", "type")) {
           if (!attributes.containsKey(required) || attributes.get(required).text().isBlank()) {
@@ -404,6 +572,9 @@ public final class ConfigReader {
     }
 
     private String suggestion(String key) {
+      if (key.startsWith(OUTBOXES)) {
+        key = unscoped(key);
+      }
       String section = key.contains(".") ? key.substring(0, key.indexOf('.') + 1) : key;
       List<String> same = KEYS.keySet().stream().filter(k -> k.startsWith(section)).toList();
       if (same.isEmpty()) {
@@ -414,13 +585,22 @@ public final class ConfigReader {
     }
 
     private String origin(String key) {
-      ConfigValue value = values.get(key);
+      ConfigValue value = values.get(name(key));
       return value == null ? source + " (default)" : value.origin();
+    }
+
+    /** @return the key as given: in this scope when the scope gives it, else at top level (or in scope when unset) */
+    private String name(String key) {
+      if (scope.isEmpty() || values.containsKey(scope + key)) {
+        return scope + key;
+      }
+      return values.containsKey(key) ? key : scope + key;
     }
 
     private Optional<String> optional(String key) {
       read.add(key);
-      ConfigValue value = values.get(key);
+      read.add(scope + key);
+      ConfigValue value = values.get(name(key));
       if (value != null && !value.text().isEmpty()) {
         return Optional.of(value.text());
       }
@@ -437,13 +617,13 @@ public final class ConfigReader {
     }
 
     private ConfigException missing(String key) {
-      return new ConfigException(key, "is required (set it in the file or as " + environmentName(key) + ")",
-          source);
+      return new ConfigException(name(key), "is required (set it in the file or as " + environmentName(name(key))
+          + ")", source);
     }
 
     private ConfigException invalid(String key, String expected) {
       String shown = isSecret(key) ? "" : ", was '" + optional(key).orElse("") + "'";
-      return new ConfigException(key, "must be " + expected + shown, origin(key));
+      return new ConfigException(name(key), "must be " + expected + shown, origin(key));
     }
 
     private int integer(String key, int min, int max) {
@@ -516,9 +696,10 @@ public final class ConfigReader {
     }
 
     private String identifierOrEmpty(String key, int maxLength) {
-      ConfigValue given = values.get(key);
+      ConfigValue given = values.get(name(key));
       if (given != null && given.text().isEmpty()) {
         read.add(key);
+        read.add(scope + key);
         return "";
       }
       return identifier(key, maxLength).orElse("");

@@ -217,23 +217,69 @@ public final class RelayAssembly {
    * @throws ConfigException naming the transport whose properties its module refused
    */
   public static RoutingTransport transport(RelayConfig config) {
+    Map<String, Transport> byName = transports(config);
+    return routing(config, byName);
+  }
+
+  /**
+   * Builds every configured transport.
+   *
+   * @param config the configuration
+   * @return the transports by name; close each when done
+   * @throws ConfigException naming the transport whose properties its module refused
+   */
+  public static Map<String, Transport> transports(RelayConfig config) {
     Map<String, Transport> byName = new HashMap<>();
     try {
       for (RelayConfig.TransportSettings settings : config.transports().values()) {
         byName.put(settings.name(), transport(settings));
       }
-      Map<String, Transport> routes = new HashMap<>();
-      config.destinations().forEach((destination, name) -> {
-        if (!destination.equals(RelayConfig.ANY_DESTINATION)) {
-          routes.put(destination, byName.get(name));
-        }
-      });
-      String fallbackName = config.destinations().get(RelayConfig.ANY_DESTINATION);
-      return new RoutingTransport(routes, fallbackName == null ? null : byName.get(fallbackName), byName);
+      return byName;
     } catch (RuntimeException e) {
       byName.values().forEach(Transport::close);
       throw e;
     }
+  }
+
+  /**
+   * Builds the transports that some destinations route to.
+   *
+   * @param config the configuration
+   * @param destinations destinations → transport names; only the transports they name are built
+   * @return the transports by name; close each when done
+   * @throws ConfigException naming the transport whose properties its module refused
+   */
+  public static Map<String, Transport> transports(RelayConfig config, Map<String, String> destinations) {
+    Map<String, Transport> byName = new HashMap<>();
+    try {
+      for (String name : new java.util.TreeSet<>(destinations.values())) {
+        RelayConfig.TransportSettings settings = config.transports().get(name);
+        if (settings != null) {
+          byName.put(name, transport(settings));
+        }
+      }
+      return byName;
+    } catch (RuntimeException e) {
+      byName.values().forEach(Transport::close);
+      throw e;
+    }
+  }
+
+  /**
+   * @param config the configuration of one outbox (its destinations)
+   * @param byName the built transports
+   * @return the transport that routes that outbox's destinations to them; closing it closes the transports it routes
+   *     to
+   */
+  public static RoutingTransport routing(RelayConfig config, Map<String, Transport> byName) {
+    Map<String, Transport> routes = new HashMap<>();
+    config.destinations().forEach((destination, name) -> {
+      if (!destination.equals(RelayConfig.ANY_DESTINATION)) {
+        routes.put(destination, byName.get(name));
+      }
+    });
+    String fallbackName = config.destinations().get(RelayConfig.ANY_DESTINATION);
+    return new RoutingTransport(routes, fallbackName == null ? null : byName.get(fallbackName), byName);
   }
 
   private static Transport transport(RelayConfig.TransportSettings settings) {
@@ -261,6 +307,21 @@ public final class RelayAssembly {
    */
   public static Relay relay(JdbcOutboxStore store, Transport transport, RelayConfig config,
       List<RelayListener> listeners) {
+    return relay(store, transport, config, listeners, RelayConfig.DEFAULT_OUTBOX);
+  }
+
+  /**
+   * @param store the store
+   * @param transport the transport
+   * @param config the configuration (relay settings and retry policy)
+   * @param listeners receive the relay's events
+   * @param outbox the outbox's name: its worker threads are {@code outbox4j-relay-<outbox>}, except the
+   *     {@value RelayConfig#DEFAULT_OUTBOX} outbox's, {@code outbox4j-relay}
+   * @return the relay, not started
+   * @throws ConfigException when the relay's builder refuses a combination of values
+   */
+  public static Relay relay(JdbcOutboxStore store, Transport transport, RelayConfig config,
+      List<RelayListener> listeners, String outbox) {
     RelayConfig.RelaySettings settings = config.relay();
     RelayBuilder builder = Relay.builder(store, transport)
         .withBatchSize(settings.batchSize())
@@ -275,6 +336,14 @@ public final class RelayAssembly {
     }
     if (settings.deliveryTimeout() != null) {
       builder.withDeliveryTimeout(settings.deliveryTimeout());
+    }
+    if (!outbox.equals(RelayConfig.DEFAULT_OUTBOX)) {
+      String threadName = "outbox4j-relay-" + outbox;
+      builder.withThreadFactory(runnable -> {
+        Thread thread = new Thread(runnable, threadName);
+        thread.setDaemon(true);
+        return thread;
+      });
     }
     listeners.forEach(builder::onEvent);
     config.cloudEvents().forEach(builder::withCloudEvents);

@@ -28,13 +28,101 @@ import org.jspecify.annotations.Nullable;
  * @param destinations which transport each destination goes to; the key {@value #ANY_DESTINATION} matches the rest
  * @param cloudEvents the destinations whose messages are sent as CloudEvents, with their mapping (none by default)
  * @param logFormat how {@code run} writes its log ({@code logging.format}; plain by default)
+ * @param outboxes every outbox the relay drains, by name, in the file's order: the one outbox
+ *     {@value #DEFAULT_OUTBOX} of a configuration without {@code outboxes:}, whose settings are the top-level ones;
+ *     with {@code outboxes:}, the top-level {@code database}, {@code relay}, {@code retry}, {@code destinations} and
+ *     {@code cloudEvents} are those of the first outbox (use {@link #outbox(String)} for another)
  */
 public record RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
     Map<String, TransportSettings> transports, Map<String, String> destinations,
-    Map<String, CloudEventsMapping> cloudEvents, LogFormat logFormat) {
+    Map<String, CloudEventsMapping> cloudEvents, LogFormat logFormat, Map<String, Outbox> outboxes) {
 
   /** The destinations key that routes every destination not named otherwise. */
   public static final String ANY_DESTINATION = "*";
+
+  /** The name of the one outbox of a configuration without {@code outboxes:}. */
+  public static final String DEFAULT_OUTBOX = "default";
+
+  /** What separates a tenant outbox's entry name from its schema: {@code tenants:tenant_7}. */
+  public static final char TENANT_SEPARATOR = ':';
+
+  /**
+   * One outbox: a database (and schema, table prefix), the destinations it routes to the shared transports, its retry
+   * policy and claim settings, and, for a tenants entry, how to find its schemas.
+   *
+   * @param name the outbox's name ({@code outboxes.<name>}; lower-case letters, digits and '-')
+   * @param database where its tables are
+   * @param relay how its relay claims and delivers
+   * @param retry when its failed deliveries are tried again
+   * @param destinations which transport each destination goes to
+   * @param cloudEvents the destinations sent as CloudEvents
+   * @param tenants how its tenant schemas are found, or {@code null} for one outbox in {@code database.schema}
+   */
+  public record Outbox(String name, Database database, RelaySettings relay, Retry retry,
+      Map<String, String> destinations, Map<String, CloudEventsMapping> cloudEvents, @Nullable Tenants tenants) {
+    /** Copies the maps. */
+    public Outbox {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(database, "database");
+      Objects.requireNonNull(relay, "relay");
+      Objects.requireNonNull(retry, "retry");
+      destinations = Map.copyOf(destinations);
+      cloudEvents = Map.copyOf(cloudEvents);
+    }
+
+    /**
+     * @param schema a tenant's schema
+     * @return the outbox of that tenant: named {@code <name>:<schema>}, its tables in that schema, no tenants of its
+     *     own
+     */
+    public Outbox tenant(String schema) {
+      Database in = new Database(database.url(), database.username(), database.password(), schema,
+          database.tablePrefix(), database.migrate(), database.poolSize(), database.keepDelivered(), database.claims(),
+          database.driverProperties(), database.startupWait(), database.notifyTrigger(), database.keyNumbering());
+      return new Outbox(name + TENANT_SEPARATOR + schema, in, relay, retry, destinations, cloudEvents, null);
+    }
+  }
+
+  /**
+   * How a tenants entry finds its schemas ({@code outboxes.<name>.tenants}): every schema whose name matches
+   * {@code schemas}, or every name {@code query} answers; looked for again every {@code rediscover}.
+   *
+   * @param schemas a regular expression the whole schema name must match, or {@code null}
+   * @param query an SQL query whose first column is the schema names, or {@code null}
+   * @param rediscover how often the schemas are looked for again
+   */
+  public record Tenants(java.util.regex.@Nullable Pattern schemas, @Nullable String query, Duration rediscover) {
+    /** {@code tenants.rediscover} unless set. */
+    public static final Duration DEFAULT_REDISCOVER = Duration.ofSeconds(30);
+
+    /** @throws IllegalArgumentException unless exactly one of schemas and query is given */
+    public Tenants {
+      if ((schemas == null) == (query == null)) {
+        throw new IllegalArgumentException("exactly one of schemas and query must be given");
+      }
+      Objects.requireNonNull(rediscover, "rediscover");
+    }
+  }
+
+  /**
+   * One outbox, the top-level settings being its own.
+   *
+   * @param source where it came from
+   * @param database where the outbox is
+   * @param relay how the relay runs
+   * @param retry when failed deliveries are tried again
+   * @param server the dashboard, metrics and health endpoints
+   * @param transports the transports by name
+   * @param destinations which transport each destination goes to
+   * @param cloudEvents the destinations whose messages are sent as CloudEvents, with their mapping
+   * @param logFormat how {@code run} writes its log
+   */
+  public RelayConfig(String source, Database database, RelaySettings relay, Retry retry, Server server,
+      Map<String, TransportSettings> transports, Map<String, String> destinations,
+      Map<String, CloudEventsMapping> cloudEvents, LogFormat logFormat) {
+    this(source, database, relay, retry, server, transports, destinations, cloudEvents, logFormat,
+        Map.of(DEFAULT_OUTBOX, new Outbox(DEFAULT_OUTBOX, database, relay, retry, destinations, cloudEvents, null)));
+  }
 
   /**
    * A configuration without CloudEvents.
@@ -70,8 +158,12 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     this(source, database, relay, retry, server, transports, destinations, cloudEvents, LogFormat.PLAIN);
   }
 
-  /** Copies the maps. */
+  /** Copies the maps; keeps the outboxes' order. */
   public RelayConfig {
+    if (outboxes.isEmpty()) {
+      throw new IllegalArgumentException("at least one outbox is required");
+    }
+    outboxes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(outboxes));
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(relay, "relay");
@@ -81,6 +173,56 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     transports = Map.copyOf(transports);
     destinations = Map.copyOf(destinations);
     cloudEvents = Map.copyOf(cloudEvents);
+  }
+
+  /** @return whether the configuration names its outboxes ({@code outboxes:}) rather than giving one at top level */
+  public boolean named() {
+    return !outboxes.containsKey(DEFAULT_OUTBOX) || outboxes.size() > 1
+        || outboxes.get(DEFAULT_OUTBOX).tenants() != null;
+  }
+
+  /**
+   * The configuration of one outbox: its settings at top level, and it the only outbox. A tenant outbox
+   * ({@code <entry>:<schema>}) needs no discovery: its schema is in its name.
+   *
+   * @param name an outbox's name, or a tenant outbox's {@code <entry>:<schema>}
+   * @return the configuration of that outbox alone
+   * @throws ConfigException when no outbox has that name
+   */
+  public RelayConfig outbox(String name) {
+    Objects.requireNonNull(name, "name");
+    int separator = name.indexOf(TENANT_SEPARATOR);
+    Outbox outbox = outboxes.get(separator < 0 ? name : name.substring(0, separator));
+    if (outbox != null && separator >= 0) {
+      String schema = name.substring(separator + 1);
+      if (outbox.tenants() == null || !schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+        outbox = null;
+      } else {
+        outbox = outbox.tenant(schema);
+      }
+    } else if (outbox != null && outbox.tenants() != null) {
+      throw new ConfigException("outboxes." + name, "lists tenants: name one of them as " + name + TENANT_SEPARATOR
+          + "SCHEMA", source);
+    }
+    if (outbox == null) {
+      throw new ConfigException("outboxes." + name, "names no outbox of this configuration (configured: "
+          + String.join(", ", outboxes.keySet()) + "; a tenant is ENTRY" + TENANT_SEPARATOR + "SCHEMA)", source);
+    }
+    return of(outbox);
+  }
+
+  /**
+   * @param outbox one of this configuration's outboxes (or a tenant of one)
+   * @return this configuration with that outbox alone, its settings at top level
+   */
+  public RelayConfig of(Outbox outbox) {
+    return new RelayConfig(source, outbox.database(), outbox.relay(), outbox.retry(), server, transports,
+        outbox.destinations(), outbox.cloudEvents(), logFormat, Map.of(outbox.name(), outbox));
+  }
+
+  /** @return the name of this configuration's first outbox ({@value #DEFAULT_OUTBOX} without {@code outboxes:}) */
+  public String firstOutboxName() {
+    return outboxes.keySet().iterator().next();
   }
 
   /**

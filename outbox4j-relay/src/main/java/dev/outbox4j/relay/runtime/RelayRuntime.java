@@ -2,25 +2,19 @@ package dev.outbox4j.relay.runtime;
 
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.OutboxException;
 import dev.outbox4j.Relay;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
-import dev.outbox4j.jdbc.PostgresWakeUpListener;
-import dev.outbox4j.micrometer.OutboxMetrics;
 import dev.outbox4j.relay.config.ConfigException;
 import dev.outbox4j.relay.config.RelayAssembly;
 import dev.outbox4j.relay.config.RelayConfig;
-import dev.outbox4j.relay.doctor.DoctorOutput;
-import dev.outbox4j.relay.doctor.RelayDoctor;
 import dev.outbox4j.relay.server.AdminToken;
 import dev.outbox4j.relay.server.DashboardServer;
-import io.micrometer.core.instrument.Counter;
+import dev.outbox4j.spi.Transport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,28 +23,46 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A running relay process: connection pool, store, transports, relay, optional LISTEN/NOTIFY wake-up, metrics, the
- * stats sampler and the dashboard server, started in that order and closed in reverse.
+ * A running relay process: the transports (one set per configured outbox), the metrics registry, one
+ * {@link OutboxLane} per outbox (pool, store, relay, wake-up, stats sampler), the tenant discoveries, and the dashboard
+ * server, started in that order and closed in reverse.
  *
  * <p>Why the server binds first: the demo's HTTP transport posts to a sink on the same server, so its endpoints are
  * known only once the port is (port 0 picks a free one). {@link #start} therefore binds, then asks for the
  * configuration at that port.
  *
+ * <p>Why lanes start differently: a configuration without {@code outboxes:} starts its one outbox at once and fails
+ * the start when its database stays unreachable past {@code database.startup-wait}, as it always did. A configuration
+ * with {@code outboxes:} starts each outbox on a thread of its own and keeps trying those whose database cannot be
+ * reached, so one database down neither stops the process nor any other outbox: readiness names the outbox that is
+ * down, and it joins when its database answers.
+ *
  * <p>Thread-safe; {@link #close()} is idempotent and stops gracefully (the relay's shutdown grace).
  */
 public final class RelayRuntime implements AutoCloseable {
+  /** How long {@link #start} waits for each outbox's first attempt to start before serving anyway. */
+  private static final Duration FIRST_ATTEMPT = Duration.ofSeconds(30);
+
   private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
   private final RelayConfig config;
-  private final JdbcOutboxStore store;
-  private final Relay relay;
+  private final Map<String, OutboxLane> lanes = new ConcurrentSkipListMap<>();
+  private final List<TenantDiscovery> discoveries = new ArrayList<>();
   private final @Nullable DashboardServer dashboard;
   private final AdminToken token;
-  private final Counter delivered;
+  /** The transports each configured outbox routes to, by outbox; a tenants entry's tenants share the entry's. */
+  private final Map<String, Map<String, Transport>> transports = new java.util.concurrent.ConcurrentHashMap<>();
+  private final PrometheusMeterRegistry registry;
+  private final SharedPools pools = new SharedPools();
+  private final WakeUps wakeUps = new WakeUps();
+  private final Extras extras;
+  private final Clock clock;
   private boolean closed;
 
   /**
@@ -70,65 +82,50 @@ public final class RelayRuntime implements AutoCloseable {
 
   private RelayRuntime(RelayConfig config, Extras extras, Clock clock, @Nullable HttpServer server) {
     this.config = config;
+    this.extras = extras;
+    this.clock = clock;
     try {
-      HikariDataSource pool = RelayAssembly.dataSourceOnceReachable(config.database(), "outbox4j-relay");
-      closeables.push(pool);
-      store = RelayAssembly.store(pool, config.database());
-      // Closed after the relay and everything else that uses it (this deque closes last in, first out); closing it
-      // releases nothing, since every claim lives in the database.
-      closeables.push(store);
-      RelayAssembly.checkPostgresOnly(config, store);
-      if (config.database().migrate()) {
-        store.migrate();
+      closeables.push(pools);
+      closeables.push(() -> transports.values().forEach(set -> set.values().forEach(Transport::close)));
+      for (RelayConfig.Outbox outbox : config.outboxes().values()) {
+        // Each configured outbox sends through transports of its own, built from the shared declarations: a busy
+        // outbox's deliveries then never queue in a client (connections, I/O thread) a quiet one's need.
+        transports.put(outbox.name(), config.named() ? RelayAssembly.transports(config, outbox.destinations())
+            : RelayAssembly.transports(config));
       }
-      RelayAssembly.installPostgresTriggers(config, store);
-      if (config.database().notifyTrigger() && !config.relay().listenNotify()) {
-        System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "database.notify-trigger is"
-            + " on but relay.listen-notify is off: the trigger notifies, and this relay does not listen");
-      }
-      logDoctorFindings(config, pool, clock);
-      RoutingTransport transport = RelayAssembly.transport(config);
-      closeables.push(transport);
-      StartReport.log(config, transport.named());
-      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       closeables.push(registry::close);
-      OutboxMetrics metrics = OutboxMetrics.builder(store).withRefreshInterval(Duration.ofSeconds(1)).withClock(clock)
-          .build();
-      closeables.push(metrics);
-      metrics.bindTo(registry); // takes the first stats snapshot: the first scrape has numbers
-      delivered = registry.get("outbox4j.delivered").counter();
-      DestinationDeliveries deliveries = new DestinationDeliveries();
-      List<RelayListener> listeners = new ArrayList<>();
-      listeners.add(metrics);
-      listeners.add(deliveries);
-      listeners.addAll(extras.listeners());
-      relay = RelayAssembly.relay(store, transport, config, listeners);
-      StatsSampler sampler = new StatsSampler(store, delivered::count, deliveries::totals, clock,
-          Duration.ofSeconds(1));
-      closeables.push(sampler);
+      closeables.push(wakeUps);
+      closeables.push(this::closeLanes);
+      if (!config.named()) {
+        OutboxLane lane = lane(config.firstOutboxName(), config);
+        lanes.put(lane.name(), lane);
+        lane.startNow();
+      } else {
+        for (RelayConfig.Outbox outbox : config.outboxes().values()) {
+          if (outbox.tenants() == null) {
+            OutboxLane lane = lane(outbox.name(), config.of(outbox));
+            lanes.put(lane.name(), lane);
+            lane.startInBackground();
+          } else {
+            TenantDiscovery discovery = new TenantDiscovery(outbox, pools, schemas -> tenants(outbox, schemas));
+            discoveries.add(discovery);
+            closeables.push(discovery);
+            discovery.start();
+          }
+        }
+        awaitFirstAttempts();
+      }
       token = AdminToken.configuredOrGenerated(config.server().adminToken(), config.server().adminTokenName(),
           new SecureRandom());
       if (server != null) {
-        dashboard = new DashboardServer(server, store, sampler, registry, token, config.server().showPayloads(),
-            relay::pausedDestinations, routes(config), config.server().failReadinessWhenDegraded(),
-            extras.counters(), extras.handlers(), clock, config.server().allowedHosts(),
-            () -> DoctorOutput.json(RelayDoctor.examine(config, pool, clock), config.database().displayUrl(),
-                RelayDoctor.lease(config)));
+        dashboard = new DashboardServer(server, this::lanes, registry, token, config.server().showPayloads(),
+            config.server().failReadinessWhenDegraded(), extras.counters(), extras.handlers(), clock,
+            config.server().allowedHosts());
         closeables.push(dashboard);
+        dashboard.start();
       } else {
         dashboard = null;
-      }
-      relay.start();
-      closeables.push(relay);
-      if (config.relay().listenNotify()) {
-        HikariDataSource listenPool = RelayAssembly.dataSource(config.database().withPoolSize(2),
-            "outbox4j-relay-listen");
-        closeables.push(listenPool);
-        closeables.push(PostgresWakeUpListener.start(listenPool, store.tableNames(), relay::wakeUp));
-      }
-      sampler.start();
-      if (dashboard != null) {
-        dashboard.start();
       }
     } catch (RuntimeException e) {
       closeQuietly();
@@ -139,27 +136,77 @@ public final class RelayRuntime implements AutoCloseable {
     }
   }
 
-  /**
-   * The doctor's findings that are not OK, one log line each, once at start; a doctor that cannot run is one line too,
-   * never a reason not to start.
-   */
-  private static void logDoctorFindings(RelayConfig config, HikariDataSource pool, Clock clock) {
-    try {
-      RelayDoctor.log(RelayDoctor.examine(config, pool, clock));
-    } catch (RuntimeException e) {
-      System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.WARNING, "doctor could not run: "
-          + e.getMessage());
+  private OutboxLane lane(String name, RelayConfig outbox) {
+    int separator = name.indexOf(RelayConfig.TENANT_SEPARATOR);
+    Map<String, Transport> own = transports.get(separator < 0 ? name : name.substring(0, separator));
+    return new OutboxLane(name, outbox, own, registry, pools, wakeUps, extras.listeners(), clock);
+  }
+
+  /** Starts an outbox for each new tenant schema and closes those of the schemas that went away. */
+  private synchronized void tenants(RelayConfig.Outbox entry, Set<String> schemas) {
+    if (closed) {
+      return;
+    }
+    String prefix = entry.name() + RelayConfig.TENANT_SEPARATOR;
+    for (String name : List.copyOf(lanes.keySet())) {
+      if (name.startsWith(prefix) && !schemas.contains(name.substring(prefix.length()))) {
+        OutboxLane gone = lanes.remove(name);
+        System.getLogger(RelayRuntime.class.getName()).log(System.Logger.Level.INFO, "outbox " + name
+            + ": its schema is no longer a tenant; stopping it");
+        gone.close();
+      }
+    }
+    for (String schema : schemas) {
+      RelayConfig.Outbox tenant = entry.tenant(schema);
+      if (!lanes.containsKey(tenant.name())) {
+        OutboxLane lane = lane(tenant.name(), config.of(tenant));
+        lanes.put(lane.name(), lane);
+        lane.startInBackground();
+      }
     }
   }
 
-  /** @return each configured destination ({@value RelayConfig#ANY_DESTINATION} for the rest) → "name (type)" */
-  private static Map<String, String> routes(RelayConfig config) {
-    Map<String, String> routes = new java.util.TreeMap<>();
-    config.destinations().forEach((destination, name) -> {
-      RelayConfig.TransportSettings transport = config.transports().get(name);
-      routes.put(destination, transport == null ? name : name + " (" + transport.type() + ")");
-    });
-    return routes;
+  private void awaitFirstAttempts() {
+    long deadline = System.nanoTime() + FIRST_ATTEMPT.toNanos();
+    try {
+      for (OutboxLane lane : lanes.values()) {
+        lane.awaitFirstAttempt(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the outboxes", e);
+    }
+  }
+
+  /** Closes every outbox, each on its own thread, so their shutdown graces run at once, not one after another. */
+  private void closeLanes() {
+    List<Thread> closing = new ArrayList<>();
+    for (OutboxLane lane : lanes.values()) {
+      Thread thread = new Thread(lane::close, "outbox4j-stop-" + lane.name());
+      thread.start();
+      closing.add(thread);
+    }
+    for (Thread thread : closing) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** @return every outbox's lane, by name */
+  public List<OutboxLane> lanes() {
+    return List.copyOf(lanes.values());
+  }
+
+  /**
+   * @param name an outbox's name (a tenant's is {@code <entry>:<schema>})
+   * @return its lane, if this process runs it
+   */
+  public java.util.Optional<OutboxLane> lane(String name) {
+    return java.util.Optional.ofNullable(lanes.get(name));
   }
 
   /**
@@ -211,14 +258,36 @@ public final class RelayRuntime implements AutoCloseable {
     return config;
   }
 
-  /** @return the store */
+  /**
+   * @return the store of the first outbox (the only one without {@code outboxes:})
+   * @throws IllegalStateException if that outbox is not running yet
+   */
   public JdbcOutboxStore store() {
-    return store;
+    return running(first()).store();
   }
 
-  /** @return the relay */
+  /**
+   * @return the relay of the first outbox (the only one without {@code outboxes:})
+   * @throws IllegalStateException if that outbox is not running yet
+   */
   public Relay relay() {
-    return relay;
+    return running(first()).relay();
+  }
+
+  private OutboxLane first() {
+    OutboxLane lane = lanes.get(config.firstOutboxName());
+    if (lane == null) {
+      lane = lanes.values().stream().findFirst()
+          .orElseThrow(() -> new IllegalStateException("no outbox runs in this process"));
+    }
+    return lane;
+  }
+
+  private static OutboxLane running(OutboxLane lane) {
+    if (lane.state() != OutboxLane.State.RUNNING) {
+      throw new IllegalStateException("outbox " + lane.name() + " is " + lane.state() + ": " + lane.lastError());
+    }
+    return lane;
   }
 
   /** @return the admin token (configured or generated) */
@@ -228,7 +297,7 @@ public final class RelayRuntime implements AutoCloseable {
 
   /** @return entries this process delivered since it started */
   public long deliveredCount() {
-    return (long) delivered.count();
+    return lanes.values().stream().mapToLong(OutboxLane::deliveredCount).sum();
   }
 
   /** @return the dashboard's base URL, for example {@code http://127.0.0.1:8080}, or empty without a server */
@@ -242,16 +311,18 @@ public final class RelayRuntime implements AutoCloseable {
   }
 
   /**
-   * Stops: the wake-up listener, then the relay (deliveries in flight get the grace period; nothing unconfirmed is
-   * marked delivered), the sampler, the server, the transports, the store (which holds nothing: every claim lives in
-   * the database) and the pools. Idempotent.
+   * Stops: the server, the tenant discoveries, then every outbox at once (its wake-up, its relay, whose deliveries in
+   * flight get the grace period and nothing unconfirmed is marked delivered, its sampler and store), the listeners,
+   * the metrics, the transports and the pools. Idempotent.
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
     closeQuietly();
   }
 

@@ -96,10 +96,12 @@ final class StartReport {
     return new Choice(fallback, "default");
   }
 
-  /** Logs the block. */
+  /** Logs the block; each line names the outbox when it is not the one {@value RelayConfig#DEFAULT_OUTBOX}. */
   static void log(RelayConfig config, Map<String, Transport> transports) {
     System.Logger logger = System.getLogger(LOGGER);
-    lines(config, transports).forEach(line -> logger.log(System.Logger.Level.INFO, line));
+    String outbox = config.firstOutboxName();
+    String prefix = outbox.equals(RelayConfig.DEFAULT_OUTBOX) ? "" : "outbox " + outbox + ": ";
+    lines(config, transports).forEach(line -> logger.log(System.Logger.Level.INFO, prefix + line));
   }
 
   /** @return " (from a + b: defaults)", naming the settings configured */

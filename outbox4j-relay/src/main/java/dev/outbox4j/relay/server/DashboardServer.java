@@ -4,10 +4,11 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.outbox4j.DestinationStatus;
+import dev.outbox4j.relay.config.RelayConfig;
+import dev.outbox4j.relay.runtime.OutboxLane;
 import dev.outbox4j.relay.runtime.StatsSampler;
 import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OutboxStats;
-import dev.outbox4j.spi.OutboxStore;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,10 +18,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
@@ -54,6 +57,10 @@ import java.util.function.Supplier;
  *       destination makes readiness {@code DEGRADED}, answered 200 by default: restarting or unrouting a relay does
  *       not bring a remote endpoint back, while its other destinations still flow. {@code
  *       health.fail-readiness-when-degraded} makes it 503 for those who want that.
+ *   <li>Several outboxes: every read and action concerns one outbox, named by the query parameter
+ *       {@code outbox=NAME} (the first outbox when absent, so the single-outbox URLs are unchanged);
+ *       {@code GET /api/outboxes} summarises all of them. Each outbox is a lane of its own: one whose database is
+ *       down answers 503 for its own requests, while readiness stays 200 and names it, as long as any outbox runs.
  * </ul>
  *
  * <p>Thread-safe. Handlers run on a small private executor.
@@ -63,13 +70,11 @@ public final class DashboardServer implements AutoCloseable {
   private static final String ANY_DESTINATION = "*";
 
   private final HttpServer server;
-  private final OutboxStore store;
-  private final StatsSampler sampler;
+  private final Supplier<List<OutboxLane>> lanes;
   private final PrometheusMeterRegistry registry;
   private final AdminToken token;
   private final boolean showPayloads;
-  private final Supplier<List<DestinationStatus>> pausedDestinations;
-  private final Map<String, String> routes;
+  private final Map<OutboxLane, OperatorApi> operators = Collections.synchronizedMap(new WeakHashMap<>());
   private final boolean failReadinessWhenDegraded;
   private final Map<String, LongSupplier> extraCounters;
   private final Clock clock;
@@ -78,35 +83,26 @@ public final class DashboardServer implements AutoCloseable {
 
   /**
    * @param server a bound, not yet started server
-   * @param store the outbox
-   * @param sampler the outbox's readings
+   * @param lanes the outboxes, the first being the one a request that names none concerns
    * @param registry the metrics to expose
    * @param token what admin actions need
    * @param showPayloads whether the quarantined list carries payloads
-   * @param pausedDestinations the relay's paused destinations ({@code Relay::pausedDestinations})
-   * @param routes the transport each configured destination goes to, as shown ({@code "webhooks (http)"}); the key
-   *     {@code *} for every other destination
    * @param failReadinessWhenDegraded whether readiness answers 503 rather than 200 while a destination is paused
    * @param extraCounters further named counts for the page (the demo's sink), in display order
    * @param extraHandlers further paths to serve (the demo's sink)
    * @param clock the time of requeues
    * @param allowedHosts host names answered besides IP addresses, {@code localhost} and the bound address
    *     ({@code server.allowed-hosts}); a request naming another in its {@code Host} header is answered 421
-   * @param doctor runs the doctor's checks and answers their JSON form, for {@code GET /api/doctor} (admin token)
    */
-  public DashboardServer(HttpServer server, OutboxStore store, StatsSampler sampler, PrometheusMeterRegistry registry,
-      AdminToken token, boolean showPayloads, Supplier<List<DestinationStatus>> pausedDestinations,
-      Map<String, String> routes, boolean failReadinessWhenDegraded, Map<String, LongSupplier> extraCounters,
-      Map<String, HttpHandler> extraHandlers, Clock clock, List<String> allowedHosts,
-      Supplier<Map<String, Object>> doctor) {
+  public DashboardServer(HttpServer server, Supplier<List<OutboxLane>> lanes, PrometheusMeterRegistry registry,
+      AdminToken token, boolean showPayloads, boolean failReadinessWhenDegraded,
+      Map<String, LongSupplier> extraCounters, Map<String, HttpHandler> extraHandlers, Clock clock,
+      List<String> allowedHosts) {
     this.server = server;
-    this.store = store;
-    this.sampler = sampler;
+    this.lanes = lanes;
     this.registry = registry;
     this.token = token;
     this.showPayloads = showPayloads;
-    this.pausedDestinations = pausedDestinations;
-    this.routes = Map.copyOf(routes);
     this.failReadinessWhenDegraded = failReadinessWhenDegraded;
     this.extraCounters = new LinkedHashMap<>(extraCounters);
     this.clock = clock;
@@ -118,16 +114,19 @@ public final class DashboardServer implements AutoCloseable {
     });
     server.setExecutor(executor);
     server.createContext("/", guarded(this::page));
-    server.createContext("/api/status", guarded(this::status));
-    server.createContext("/api/destinations", guarded(this::destinations));
-    OperatorApi operator = new OperatorApi(store, sampler, token, showPayloads, clock);
-    server.createContext("/api/quarantined", guarded(exchange -> operator.serve(exchange, operator::quarantined)));
-    server.createContext("/api/quarantine/groups", guarded(exchange -> operator.serve(exchange, operator::groups)));
-    server.createContext("/api/entries/", guarded(exchange -> operator.serve(exchange, operator::entryAction)));
-    server.createContext("/api/actions/", guarded(exchange -> operator.serve(exchange, operator::action)));
-    server.createContext("/api/audit", guarded(exchange -> operator.serve(exchange, operator::audit)));
-    server.createContext("/api/pauses", guarded(exchange -> operator.serve(exchange, operator::pauses)));
-    server.createContext("/api/doctor", guarded(new DoctorEndpoint(token, doctor)::serve));
+    server.createContext("/api/status", guarded(exchange -> status(exchange, running(exchange))));
+    server.createContext("/api/outboxes", guarded(this::outboxes));
+    server.createContext("/api/destinations", guarded(exchange -> destinations(exchange, running(exchange))));
+    server.createContext("/api/quarantined", guarded(operator(api -> api::quarantined)));
+    server.createContext("/api/quarantine/groups", guarded(operator(api -> api::groups)));
+    server.createContext("/api/entries/", guarded(operator(api -> api::entryAction)));
+    server.createContext("/api/actions/", guarded(operator(api -> api::action)));
+    server.createContext("/api/audit", guarded(operator(api -> api::audit)));
+    server.createContext("/api/pauses", guarded(operator(api -> api::pauses)));
+    server.createContext("/api/doctor", guarded(exchange -> {
+      OutboxLane lane = running(exchange);
+      new DoctorEndpoint(token, lane::doctor).serve(exchange);
+    }));
     server.createContext("/metrics", guarded(this::metrics));
     server.createContext("/health/live", guarded(exchange -> send(exchange, 200, "application/json",
         "{\"status\":\"UP\"}")));
@@ -156,6 +155,64 @@ public final class DashboardServer implements AutoCloseable {
     void handle(HttpExchange exchange) throws IOException;
   }
 
+  /** A request for an outbox that is not there, or not running: answered with its status and message. */
+  private static final class NoOutbox extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final transient Map<String, Object> body;
+
+    NoOutbox(int status, Map<String, Object> body) {
+      super(String.valueOf(body.get("error")), null, false, false);
+      this.status = status;
+      this.body = body;
+    }
+  }
+
+  /**
+   * @return the lane the request names ({@code ?outbox=NAME}), or the first
+   * @throws NoOutbox 404 when no outbox has that name
+   */
+  private OutboxLane lane(HttpExchange exchange) {
+    List<OutboxLane> all = lanes.get();
+    String name = OperatorApi.query(exchange).get("outbox");
+    if (name == null || name.isEmpty()) {
+      if (all.isEmpty()) {
+        throw new NoOutbox(503, Map.of("error", "no outbox runs yet"));
+      }
+      return all.get(0);
+    }
+    return all.stream().filter(lane -> lane.name().equals(name)).findFirst()
+        .orElseThrow(() -> new NoOutbox(404, Map.of("error", "no outbox named '" + name + "' (outboxes: "
+            + String.join(", ", all.stream().map(OutboxLane::name).toList()) + ")")));
+  }
+
+  /**
+   * @return the lane the request names, running
+   * @throws NoOutbox 404 when there is none, 503 when its database has not been reached yet
+   */
+  private OutboxLane running(HttpExchange exchange) {
+    OutboxLane lane = lane(exchange);
+    if (lane.state() != OutboxLane.State.RUNNING || lane.sampler() == null) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("outbox", lane.name());
+      body.put("ready", false);
+      body.put("state", lane.state().name());
+      body.put("error", "outbox " + lane.name() + " is not running: " + lane.lastError());
+      throw new NoOutbox(503, body);
+    }
+    return lane;
+  }
+
+  /** @return a handler that runs the operator request on the named outbox's {@link OperatorApi} */
+  private Handler operator(java.util.function.Function<OperatorApi, Handler> action) {
+    return exchange -> {
+      OutboxLane lane = running(exchange);
+      OperatorApi api = operators.computeIfAbsent(lane, running -> new OperatorApi(running.name(), running.store(),
+          running.sampler(), token, showPayloads, clock));
+      api.serve(exchange, action.apply(api));
+    };
+  }
+
   private HttpHandler guarded(Handler handler) {
     return exchange -> {
       try (exchange) {
@@ -169,7 +226,11 @@ public final class DashboardServer implements AutoCloseable {
               + " host name; list it in server.allowed-hosts to use it")));
           return;
         }
-        handler.handle(exchange);
+        try {
+          handler.handle(exchange);
+        } catch (NoOutbox e) {
+          sendJson(exchange, e.status, e.body);
+        }
       } catch (RuntimeException e) {
         try {
           send(exchange, 500, "application/json", Json.write(Map.of("error", String.valueOf(e.getMessage()))));
@@ -201,9 +262,12 @@ public final class DashboardServer implements AutoCloseable {
     }
   }
 
-  private void status(HttpExchange exchange) throws IOException {
+  private void status(HttpExchange exchange, OutboxLane lane) throws IOException {
+    StatsSampler sampler = lane.sampler();
     StatsSampler.Sample latest = sampler.latest();
     Map<String, Object> body = new LinkedHashMap<>();
+    body.put("outbox", lane.name());
+    body.put("outboxes", lanes.get().stream().map(OutboxLane::name).toList());
     body.put("ready", sampler.ready());
     body.put("error", sampler.lastError());
     if (latest != null) {
@@ -229,22 +293,53 @@ public final class DashboardServer implements AutoCloseable {
     extraCounters.forEach((name, counter) -> extra.put(name, counter.getAsLong()));
     body.put("extra", extra);
     body.put("showPayloads", showPayloads);
-    body.put("pausedDestinations", pausedDestinations.get().size());
+    body.put("pausedDestinations", lane.pausedDestinations().size());
     sendJson(exchange, 200, body);
   }
 
-  private void destinations(HttpExchange exchange) throws IOException {
+  /**
+   * {@code GET /api/outboxes}: one row per outbox — its state, the error that keeps it from running, and from its
+   * latest reading the entries waiting, blocked, in flight and quarantined, the lag, the oldest blocked entry, the
+   * delivered rate and the destinations its relay paused.
+   */
+  private void outboxes(HttpExchange exchange) throws IOException {
+    List<Object> rows = new ArrayList<>();
+    for (OutboxLane lane : lanes.get()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("outbox", lane.name());
+      StatsSampler sampler = lane.sampler();
+      boolean up = lane.state() == OutboxLane.State.RUNNING && sampler != null && sampler.ready();
+      row.put("state", up ? "UP" : lane.state() == OutboxLane.State.RUNNING ? "DOWN" : lane.state().name());
+      row.put("error", up ? null : sampler == null ? lane.lastError() : sampler.lastError());
+      StatsSampler.Sample latest = sampler == null ? null : sampler.latest();
+      OutboxStats stats = latest == null ? OutboxStats.EMPTY : latest.stats();
+      row.put("waiting", stats.waiting());
+      row.put("blocked", stats.blocked());
+      row.put("inFlight", stats.inFlight());
+      row.put("quarantined", stats.quarantined());
+      row.put("lagSeconds", latest == null ? 0.0 : latest.lagSeconds());
+      row.put("blockedSeconds", latest == null ? 0.0 : latest.blockedSeconds());
+      row.put("deliveredPerSecond", latest == null ? 0.0 : latest.deliveredPerSecond());
+      row.put("pausedDestinations", lane.pausedDestinations().stream().map(DestinationStatus::destination).toList());
+      row.put("at", latest == null ? null : latest.at().toEpochMilli());
+      rows.add(row);
+    }
+    sendJson(exchange, 200, Map.of("outboxes", rows));
+  }
+
+  private void destinations(HttpExchange exchange, OutboxLane lane) throws IOException {
     Instant now = clock.instant();
     List<Object> paused = new ArrayList<>();
     Map<String, DestinationStatus> pausedByName = new TreeMap<>();
-    for (DestinationStatus status : pausedDestinations.get()) {
+    for (DestinationStatus status : lane.pausedDestinations()) {
       paused.add(PauseView.describe(status, now));
       pausedByName.put(status.destination(), status);
     }
     Map<String, Object> body = new LinkedHashMap<>();
+    body.put("outbox", lane.name());
     body.put("at", now.toEpochMilli());
     body.put("paused", paused);
-    body.put("destinations", table(pausedByName, now));
+    body.put("destinations", table(lane, pausedByName, now));
     sendJson(exchange, 200, body);
   }
 
@@ -252,8 +347,9 @@ public final class DashboardServer implements AutoCloseable {
    * The destinations table: one row per configured destination, per destination with undelivered entries in the
    * latest reading, per paused destination, and per destination this relay delivered to in the last reading; by name.
    */
-  private List<Object> table(Map<String, DestinationStatus> paused, Instant now) {
-    StatsSampler.Sample latest = sampler.latest();
+  private List<Object> table(OutboxLane lane, Map<String, DestinationStatus> paused, Instant now) {
+    Map<String, String> routes = routes(lane.config());
+    StatsSampler.Sample latest = lane.sampler().latest();
     Map<String, OutboxStats> counts = new TreeMap<>();
     Map<String, Double> rates = Map.of();
     if (latest != null) {
@@ -292,6 +388,16 @@ public final class DashboardServer implements AutoCloseable {
     return rows;
   }
 
+  /** @return each configured destination ({@code *} for the rest) → "name (type)" */
+  private static Map<String, String> routes(RelayConfig config) {
+    Map<String, String> routes = new TreeMap<>();
+    config.destinations().forEach((destination, name) -> {
+      RelayConfig.TransportSettings transport = config.transports().get(name);
+      routes.put(destination, transport == null ? name : name + " (" + transport.type() + ")");
+    });
+    return routes;
+  }
+
   private static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;
   }
@@ -301,13 +407,73 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   private void ready(HttpExchange exchange) throws IOException {
-    if (!sampler.ready()) {
-      String error = sampler.lastError();
+    List<OutboxLane> all = lanes.get();
+    if (all.size() == 1 && all.get(0).name().equals(RelayConfig.DEFAULT_OUTBOX)) {
+      ready(exchange, all.get(0));
+    } else {
+      readyOfAll(exchange, all);
+    }
+  }
+
+  /**
+   * Readiness of several outboxes: {@code UP} when all run, read their database and have no paused destination;
+   * {@code DEGRADED} (200, or 503 with {@code health.fail-readiness-when-degraded}) when some do not, naming them;
+   * {@code DOWN} (503) when none reads its database, since then the process does no work at all.
+   */
+  private void readyOfAll(HttpExchange exchange, List<OutboxLane> all) throws IOException {
+    Map<String, Object> outboxes = new LinkedHashMap<>();
+    List<String> down = new ArrayList<>();
+    List<String> degraded = new ArrayList<>();
+    Instant now = clock.instant();
+    for (OutboxLane lane : all) {
+      Map<String, Object> one = new LinkedHashMap<>();
+      StatsSampler sampler = lane.sampler();
+      if (lane.state() != OutboxLane.State.RUNNING || sampler == null || !sampler.ready()) {
+        String error = sampler == null ? lane.lastError() : sampler.lastError();
+        one.put("status", "DOWN");
+        one.put("reason", error == null ? "the database has not answered recently"
+            : "the database does not answer: " + error);
+        down.add(lane.name());
+      } else if (!lane.pausedDestinations().isEmpty()) {
+        List<String> names = lane.pausedDestinations().stream().map(DestinationStatus::destination).toList();
+        one.put("status", "DEGRADED");
+        one.put("reason", (names.size() == 1 ? "destination paused: " : "destinations paused: ")
+            + String.join(", ", names));
+        one.put("paused", lane.pausedDestinations().stream().map(status -> PauseView.describe(status, now)).toList());
+        degraded.add(lane.name());
+      } else {
+        one.put("status", "UP");
+      }
+      outboxes.put(lane.name(), one);
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    boolean none = all.isEmpty() || down.size() == all.size();
+    String status = none ? "DOWN" : down.isEmpty() && degraded.isEmpty() ? "UP" : "DEGRADED";
+    body.put("status", status);
+    if (!down.isEmpty() || !degraded.isEmpty()) {
+      List<String> reasons = new ArrayList<>();
+      if (!down.isEmpty()) {
+        reasons.add("outbox database down: " + String.join(", ", down));
+      }
+      if (!degraded.isEmpty()) {
+        reasons.add("outbox with paused destinations: " + String.join(", ", degraded));
+      }
+      body.put("reason", all.isEmpty() ? "no outbox runs yet" : String.join("; ", reasons));
+    }
+    body.put("outboxes", outboxes);
+    int code = status.equals("UP") ? 200 : status.equals("DOWN") || failReadinessWhenDegraded ? 503 : 200;
+    sendJson(exchange, code, body);
+  }
+
+  private void ready(HttpExchange exchange, OutboxLane lane) throws IOException {
+    StatsSampler sampler = lane.sampler();
+    if (sampler == null || !sampler.ready()) {
+      String error = sampler == null ? lane.lastError() : sampler.lastError();
       sendJson(exchange, 503, Map.of("status", "DOWN", "reason",
           error == null ? "the database has not answered recently" : "the database does not answer: " + error));
       return;
     }
-    List<DestinationStatus> paused = pausedDestinations.get();
+    List<DestinationStatus> paused = lane.pausedDestinations();
     if (paused.isEmpty()) {
       send(exchange, 200, "application/json", "{\"status\":\"UP\"}");
       return;

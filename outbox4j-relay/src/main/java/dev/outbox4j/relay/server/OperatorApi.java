@@ -64,6 +64,7 @@ final class OperatorApi {
   private static final java.time.Duration GROUPS_FRESH = java.time.Duration.ofSeconds(2);
   private static final int DEFAULT_GROUPS = 20;
 
+  private final String outbox;
   private final OutboxStore store;
   private final StatsSampler sampler;
   private final AdminToken token;
@@ -74,7 +75,9 @@ final class OperatorApi {
 
   private record Grouping(Instant at, QuarantineGroups groups) {}
 
-  OperatorApi(OutboxStore store, StatsSampler sampler, AdminToken token, boolean showPayloads, Clock clock) {
+  OperatorApi(String outbox, OutboxStore store, StatsSampler sampler, AdminToken token, boolean showPayloads,
+      Clock clock) {
+    this.outbox = outbox;
     this.store = store;
     this.sampler = sampler;
     this.token = token;
@@ -214,12 +217,16 @@ final class OperatorApi {
     DashboardServer.sendJson(exchange, 200, body);
   }
 
-  /** {@code GET /api/audit?limit=}: the latest operator actions, newest first. */
+  /**
+   * {@code GET /api/audit?limit=&outbox=}: the latest operator actions on the outbox, newest first, each naming it (the
+   * log lives in the outbox's own database).
+   */
   void audit(HttpExchange exchange) throws IOException {
     int limit = integer(query(exchange), "limit", 20, 1, QuarantineQuery.MAX_LIMIT);
     List<Object> actions = new ArrayList<>();
     for (OperatorAction action : store.operatorActions(limit)) {
       Map<String, Object> row = new LinkedHashMap<>();
+      row.put("outbox", outbox);
       row.put("at", action.at().toString());
       row.put("actor", action.actor());
       row.put("action", action.action());
@@ -526,7 +533,7 @@ final class OperatorApi {
     }
   }
 
-  private static Map<String, String> query(HttpExchange exchange) {
+  static Map<String, String> query(HttpExchange exchange) {
     Map<String, String> values = new LinkedHashMap<>();
     String raw = exchange.getRequestURI().getRawQuery();
     if (raw == null || raw.isEmpty()) {

@@ -5,6 +5,14 @@
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
   var CHART_SECONDS = 300;
+  // The outbox this page shows: ?outbox=NAME, or the relay's first outbox when absent.
+  var OUTBOX = new URLSearchParams(window.location.search).get('outbox');
+
+  // Every API request names the outbox this page shows (operator.js uses this too).
+  window.outbox4jQuery = function (url) {
+    if (!OUTBOX) { return url; }
+    return url + (url.indexOf('?') < 0 ? '?' : '&') + 'outbox=' + encodeURIComponent(OUTBOX);
+  };
 
   function byId(id) { return document.getElementById(id); }
   function text(id, value) { byId(id).textContent = value; }
@@ -84,10 +92,14 @@
   }
 
   function refreshStatus() {
-    return fetch('/api/status', { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/status'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (status) {
         var badge = byId('ready');
         var paused = status.pausedDestinations || 0;
+        if (status.outbox && (status.outbox !== 'default' || (status.outboxes || []).length > 1)) {
+          text('outbox-name', 'outbox ' + status.outbox);
+        }
         if (!status.ready) {
           badge.textContent = 'database unreachable';
           badge.className = 'badge down';
@@ -146,7 +158,7 @@
   }
 
   function refreshDestinations() {
-    return fetch('/api/destinations', { cache: 'no-store' })
+    return fetch(window.outbox4jQuery('/api/destinations'), { cache: 'no-store' })
       .then(function (response) { return response.json(); })
       .then(function (data) {
         var paused = data.paused || [];
@@ -180,7 +192,48 @@
       .catch(function () { /* the status badge already says the relay is unreachable */ });
   }
 
-  refreshStatus().then(refreshDestinations);
+  // With several outboxes: one row each, its name a link to its own view of this page (the admin token in the fragment
+  // is kept); the outbox shown is marked.
+  function refreshOutboxes() {
+    return fetch('/api/outboxes', { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        var rows = data.outboxes || [];
+        var several = rows.length > 1 || (rows.length === 1 && rows[0].outbox !== 'default');
+        byId('outboxes-section').hidden = !several;
+        if (!several) { return; }
+        var shown = OUTBOX || rows[0].outbox;
+        var body = document.querySelector('#outboxes-table tbody');
+        while (body.firstChild) { body.removeChild(body.firstChild); }
+        rows.forEach(function (outbox) {
+          var row = document.createElement('tr');
+          row.setAttribute('data-name', outbox.outbox);
+          row.setAttribute('data-state', outbox.state);
+          if (outbox.outbox === shown) { row.className = 'selected'; }
+          var name = document.createElement('td');
+          var link = document.createElement('a');
+          link.textContent = outbox.outbox;
+          link.href = '?outbox=' + encodeURIComponent(outbox.outbox) + window.location.hash;
+          name.appendChild(link);
+          row.appendChild(name);
+          cell(row, outbox.state === 'UP' ? 'up' : outbox.state === 'STARTING' ? 'database unreachable (starting)'
+            : 'database unreachable', 'state ' + outbox.state);
+          cell(row, format(outbox.waiting, 0), 'number waiting');
+          cell(row, format(outbox.blocked, 0), 'number blocked' + (outbox.blocked > 0 ? ' some' : ''));
+          cell(row, format(outbox.inFlight, 0), 'number in-flight');
+          cell(row, format(outbox.quarantined, 0), 'number quarantined');
+          cell(row, format(outbox.deliveredPerSecond, 1), 'number rate');
+          cell(row, outbox.waiting > 0 ? duration(outbox.lagSeconds) : '–', 'number lag');
+          cell(row, (outbox.pausedDestinations || []).join(', ') || '–', 'paused');
+          cell(row, outbox.error || '', 'error');
+          body.appendChild(row);
+        });
+      })
+      .catch(function () { /* the status badge already says the relay is unreachable */ });
+  }
+
+  refreshStatus().then(refreshDestinations).then(refreshOutboxes);
   setInterval(refreshStatus, 1000);
   setInterval(refreshDestinations, 1000);
+  setInterval(refreshOutboxes, 2000);
 }());

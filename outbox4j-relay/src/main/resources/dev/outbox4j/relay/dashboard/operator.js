@@ -79,7 +79,8 @@
     if (body !== undefined) { headers['Content-Type'] = 'text/plain'; }
     var query = Object.keys(params).filter(function (name) { return params[name] !== null && params[name] !== ''; })
       .map(function (name) { return encodeURIComponent(name) + '=' + encodeURIComponent(params[name]); }).join('&');
-    return fetch('/api/actions/' + action + '?' + query, { method: 'POST', headers: headers, body: body })
+    return fetch(window.outbox4jQuery('/api/actions/' + action + '?' + query),
+      { method: 'POST', headers: headers, body: body })
       .then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (data) {
           return { status: response.status, data: data };
@@ -199,7 +200,7 @@
     var after = state.cursors[state.page];
     var url = '/api/quarantined?group=' + encodeURIComponent(groupId) + '&limit=' + ENTRIES_PAGE
       + (after === null || after === undefined ? '' : '&after=' + after);
-    return fetch(url, { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery(url), { cache: 'no-store' }).then(function (response) { return response.json(); })
       .then(function (data) {
         if (expanded[groupId] !== state) { return; }
         if ((data.entries || []).length === 0 && state.page > 0) {
@@ -297,7 +298,8 @@
   });
 
   function refreshGroups() {
-    return fetch('/api/quarantine/groups?offset=' + groupsOffset + '&limit=' + GROUPS_PAGE, { cache: 'no-store' })
+    return fetch(window.outbox4jQuery('/api/quarantine/groups?offset=' + groupsOffset + '&limit=' + GROUPS_PAGE),
+      { cache: 'no-store' })
       .then(function (response) { return response.json(); })
       .then(function (data) {
         if ((data.groups || []).length === 0 && groupsOffset > 0) {
@@ -366,7 +368,8 @@
   byId('op-discard-waiting').addEventListener('click', function () { waitingAction(false); });
 
   function refreshPauses() {
-    return fetch('/api/pauses', { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/pauses'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (data) {
         var body = document.querySelector('#pauses-table tbody');
         clear(body);
@@ -390,7 +393,8 @@
   // ------------------------------------------------------------------------------------------ audit log
 
   function refreshAudit() {
-    return fetch('/api/audit?limit=20', { cache: 'no-store' }).then(function (response) { return response.json(); })
+    return fetch(window.outbox4jQuery('/api/audit?limit=20'), { cache: 'no-store' })
+      .then(function (response) { return response.json(); })
       .then(function (data) {
         var body = document.querySelector('#audit-table tbody');
         clear(body);

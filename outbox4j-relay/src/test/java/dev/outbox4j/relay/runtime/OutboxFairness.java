@@ -1,0 +1,158 @@
+package dev.outbox4j.relay.runtime;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.outbox4j.Message;
+import dev.outbox4j.jdbc.JdbcOutbox;
+import dev.outbox4j.jdbc.TableNames;
+import dev.outbox4j.jdbc.testing.RunDatabases;
+import dev.outbox4j.relay.config.ConfigReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Measures (never asserts) whether a busy outbox starves a quiet one in the same relay process: the quiet outbox gets
+ * one row every 20 ms, each delivered to a webhook that notes when it arrived; its delivery latency (commit to
+ * arrival) is taken alone, then while a second outbox of the same relay drains a backlog of
+ * {@value #BACKLOG} rows at full speed to another endpoint. Prints p50 / p99 / max of each and the ratio of the p99s.
+ * Both outboxes are PostgreSQL tables of one database, woken by LISTEN/NOTIFY. Run with
+ * {@code mvn -q -pl outbox4j-relay -am verify -Pfairness -DskipTests}.
+ */
+public final class OutboxFairness {
+  private static final int BACKLOG = 60_000;
+  private static final int QUIET_ROWS = 300;
+
+  private OutboxFairness() {}
+
+  /** @param args ignored */
+  public static void main(String[] args) throws Exception {
+    String url = RunDatabases.postgresUrl();
+    Map<String, Long> arrived = new ConcurrentHashMap<>();
+    AtomicLong busyDelivered = new AtomicLong();
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+    server.setExecutor(Executors.newFixedThreadPool(32));
+    server.createContext("/", exchange -> {
+      try (exchange) {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        if (exchange.getRequestURI().getPath().equals("/quiet")) {
+          arrived.putIfAbsent(body, System.nanoTime());
+        } else {
+          busyDelivered.incrementAndGet();
+        }
+        exchange.sendResponseHeaders(204, -1);
+      }
+    });
+    server.start();
+    String base = "http://127.0.0.1:" + server.getAddress().getPort();
+    Path file = Files.createTempFile("fairness", ".yaml");
+    Files.writeString(file, String.join("\n",
+        "server:",
+        "  enabled: false",
+        "relay:",
+        "  listen-notify: true",
+        "  poll-max: 1s",
+        "transports:",
+        "  hooks:",
+        "    type: http",
+        "    endpoint.quiet: " + base + "/quiet",
+        "    endpoint.busy: " + base + "/busy",
+        "outboxes:",
+        "  quiet:",
+        "    database:",
+        "      url: '" + url + "'",
+        "      table-prefix: fq_",
+        "      migrate: true",
+        "      notify-trigger: true",
+        "    destinations:",
+        "      quiet: hooks",
+        "  busy:",
+        "    database:",
+        "      url: '" + url + "'",
+        "      table-prefix: fb_",
+        "      migrate: true",
+        "    relay:",
+        "      batch-size: 500",
+        "      workers: 2",
+        "    destinations:",
+        "      busy: hooks",
+        ""));
+    try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
+      quietRound(url, arrived, "warm-up", 100);
+      List<Double> alone = quietRound(url, arrived, "alone", QUIET_ROWS);
+      runtime.lane("busy").orElseThrow().relay(); // running
+      backlog(url);
+      long before = busyDelivered.get();
+      long started = System.nanoTime();
+      List<Double> beside = quietRound(url, arrived, "beside", QUIET_ROWS);
+      double seconds = (System.nanoTime() - started) / 1e9;
+      double busyRate = (busyDelivered.get() - before) / seconds;
+      System.out.printf(Locale.ROOT, "quiet outbox alone:               p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+          percentile(alone, 50), percentile(alone, 99), percentile(alone, 100));
+      System.out.printf(Locale.ROOT, "quiet outbox beside a busy one:   p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+          + " (the busy outbox delivered %.0f rows/s meanwhile, %d of %d waiting at the end)%n",
+          percentile(beside, 50), percentile(beside, 99), percentile(beside, 100), busyRate,
+          BACKLOG - (busyDelivered.get() - before), BACKLOG);
+      System.out.printf(Locale.ROOT, "p99 beside / alone: %.2f%n", percentile(beside, 99) / percentile(alone, 99));
+    } finally {
+      server.stop(0);
+    }
+    System.exit(0);
+  }
+
+  /** Writes one row every 20 ms into the quiet outbox and returns each one's latency to its arrival, in ms. */
+  private static List<Double> quietRound(String url, Map<String, Long> arrived, String round, int rows)
+      throws Exception {
+    JdbcOutbox outbox = JdbcOutbox.builder().withTableNames(new TableNames(null, "fq_")).build();
+    Map<String, Long> committed = new ConcurrentHashMap<>();
+    try (Connection connection = DriverManager.getConnection(url)) {
+      connection.setAutoCommit(false);
+      for (int i = 0; i < rows; i++) {
+        String payload = round + "-" + i;
+        outbox.write(connection, Message.builder().withDestination("quiet").withOrderingKey("q" + (i % 8))
+            .withPayload(payload).build());
+        connection.commit();
+        committed.put(payload, System.nanoTime());
+        Thread.sleep(20);
+      }
+    }
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (!committed.keySet().stream().allMatch(arrived::containsKey) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    List<Double> latencies = new ArrayList<>();
+    committed.forEach((payload, at) -> {
+      Long in = arrived.get(payload);
+      latencies.add(in == null ? Double.POSITIVE_INFINITY : (in - at) / 1e6);
+    });
+    Collections.sort(latencies);
+    return latencies;
+  }
+
+  /** Writes the busy outbox's backlog in one statement per 10,000 rows. */
+  private static void backlog(String url) throws Exception {
+    try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+      for (int done = 0; done < BACKLOG; done += 10_000) {
+        statement.execute("INSERT INTO fb_outbox (id, destination, ordering_key, payload, content_type, headers)"
+            + " SELECT gen_random_uuid(), 'busy', 'b' || (n % 500), convert_to('x' || n, 'UTF8'), 'text/plain', '{}'"
+            + " FROM generate_series(1, 10000) AS n");
+      }
+    }
+  }
+
+  private static double percentile(List<Double> sorted, int percent) {
+    int index = (int) Math.ceil(percent / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+  }
+}
