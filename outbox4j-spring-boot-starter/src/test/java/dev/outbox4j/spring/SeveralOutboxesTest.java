@@ -10,6 +10,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.Message;
 import dev.outbox4j.Relay;
 import dev.outbox4j.http.HttpTransport;
+import dev.outbox4j.jdbc.ClaimStrategy;
+import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spring.actuate.OutboxEndpoint;
@@ -284,6 +286,11 @@ class SeveralOutboxesTest {
       assertThatThrownBy(() -> orders.ship(refusedParcel, true)).hasMessageContaining("refused");
       assertThat(orders.invoices(refusedInvoice) + orders.billingEntries(refusedInvoice)).isZero();
       assertThat(orders.parcels(refusedParcel) + orders.shippingEntries(refusedParcel)).isZero();
+
+      assertThat(context.getBean("outbox4j.billing.store", JdbcOutboxStore.class).claimStrategy())
+          .isEqualTo(ClaimStrategy.LEASED_BATCHES);
+      assertThat(context.getBean("outbox4j.shipping.store", JdbcOutboxStore.class).claimStrategy())
+          .isEqualTo(ClaimStrategy.LEASED_ROWS);
 
       Relay billing = context.getBean("outbox4j.billing.relay", Relay.class);
       Relay shipping = context.getBean("outbox4j.shipping.relay", Relay.class);
