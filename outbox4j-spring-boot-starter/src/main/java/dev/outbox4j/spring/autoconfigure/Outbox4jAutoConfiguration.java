@@ -41,7 +41,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and {@link Outbox4jCustomizer} beans, and every bean backs off when the application declares its own.
  *
  * <p>Needs a single {@link DataSource} bean. Transports come from {@link Outbox4jTransportAutoConfiguration}, which
- * runs first; without a {@link Transport} bean there is no relay (the application only writes).
+ * runs first; without a {@link Transport} bean there is no relay (the application only writes). Backs off when
+ * several outboxes are named ({@code outbox4j.outboxes.*}, {@link Outbox4jOutboxesAutoConfiguration}).
  */
 @AutoConfiguration(
     after = {DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,

@@ -17,7 +17,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The outbox4j.* properties. Every default is the core's own constant, so a property left out behaves exactly
  * like the plain library. Validated when the components are built: a value out of range fails start-up with the
- * core's message, which names the option.
+ * core's message, which names the option. The single outbox's settings are those of {@link OutboxSettings}, at
+ * {@code outbox4j.*}; several outboxes have them each at {@code outbox4j.outboxes.<name>.*} ({@link NamedOutbox}).
  *
  * <p>Mutable JavaBean, bound once at start-up by Spring Boot; not for use across threads.
  */
