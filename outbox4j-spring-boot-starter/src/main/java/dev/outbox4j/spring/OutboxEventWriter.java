@@ -25,7 +25,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * <p>Unmarked events cost one map look-up per event type after the first. Thread-safe.
  */
 public final class OutboxEventWriter implements ApplicationListener<ApplicationEvent> {
-  private final TransactionalOutbox outbox;
+  private final Supplier<TransactionalOutbox> outbox;
   private final Supplier<@Nullable OutboxEventSerializer> serializer;
   private final Map<Class<?>, OutboxEventRoute<?>> registered = new ConcurrentHashMap<>();
   private final Map<Class<?>, Optional<OutboxEventRoute<?>>> resolved = new ConcurrentHashMap<>();
@@ -37,6 +37,17 @@ public final class OutboxEventWriter implements ApplicationListener<ApplicationE
    * @param routes the registered routes
    */
   public OutboxEventWriter(TransactionalOutbox outbox, Supplier<@Nullable OutboxEventSerializer> serializer,
+      List<OutboxEventRoute<?>> routes) {
+    this(supplierOf(Objects.requireNonNull(outbox, "outbox")), serializer, routes);
+  }
+
+  /**
+   * @param outbox supplies the outbox each marked event is written to, when one is written; may throw to refuse the
+   *     event (with several outboxes and none chosen), which rolls back the publisher's transaction
+   * @param serializer supplies the payload serializer, or {@code null} when the application has none
+   * @param routes the registered routes
+   */
+  public OutboxEventWriter(Supplier<TransactionalOutbox> outbox, Supplier<@Nullable OutboxEventSerializer> serializer,
       List<OutboxEventRoute<?>> routes) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.serializer = Objects.requireNonNull(serializer, "serializer");
@@ -52,8 +63,12 @@ public final class OutboxEventWriter implements ApplicationListener<ApplicationE
     Object payload = event instanceof PayloadApplicationEvent<?> wrapped ? wrapped.getPayload() : event;
     Optional<OutboxEventRoute<?>> route = resolved.computeIfAbsent(payload.getClass(), this::routeFor);
     if (route.isPresent()) {
-      outbox.write(toMessage(payload, route.get()));
+      outbox.get().write(toMessage(payload, route.get()));
     }
+  }
+
+  private static Supplier<TransactionalOutbox> supplierOf(TransactionalOutbox outbox) {
+    return () -> outbox;
   }
 
   private Message toMessage(Object event, OutboxEventRoute<?> route) {

@@ -34,6 +34,7 @@ public final class TransactionalOutbox {
   private final Outbox<Connection> outbox;
   private final @Nullable TransactionTemplate ownTransaction;
   private final Runnable afterCommit;
+  private final @Nullable String name;
 
   /**
    * @param dataSource the application's {@code DataSource}, on which the transaction manager runs
@@ -44,10 +45,30 @@ public final class TransactionalOutbox {
    */
   public TransactionalOutbox(DataSource dataSource, Outbox<Connection> outbox,
       @Nullable TransactionTemplate ownTransaction, Runnable afterCommit) {
+    this(dataSource, outbox, ownTransaction, afterCommit, null);
+  }
+
+  /**
+   * @param dataSource the {@code DataSource} of this outbox's tables, on which its transaction manager runs
+   * @param outbox the writer (for example a {@code JdbcOutbox}, possibly traced)
+   * @param ownTransaction opens a transaction on that {@code DataSource} when none is in progress, or {@code null}
+   *     to refuse such writes
+   * @param afterCommit run after a transaction that wrote a message commits; must be quick and must not throw
+   * @param name the outbox's name when it is one of several ({@code outbox4j.outboxes.<name>}), named by the refusal;
+   *     {@code null} for the single outbox
+   */
+  public TransactionalOutbox(DataSource dataSource, Outbox<Connection> outbox,
+      @Nullable TransactionTemplate ownTransaction, Runnable afterCommit, @Nullable String name) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.ownTransaction = ownTransaction;
     this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
+    this.name = name;
+  }
+
+  /** @return the outbox's name when it is one of several, or {@code null} for the single outbox */
+  public @Nullable String name() {
+    return name;
   }
 
   /**
@@ -75,7 +96,7 @@ public final class TransactionalOutbox {
     Objects.requireNonNull(messages, "messages");
     if (!TransactionSynchronizationManager.isActualTransactionActive()) {
       if (ownTransaction == null) {
-        throw new OutboxTransactionRequiredException("none is active");
+        throw refused("none is active");
       }
       ownTransaction.executeWithoutResult(status -> writeInTransaction(messages));
       return;
@@ -83,11 +104,16 @@ public final class TransactionalOutbox {
     writeInTransaction(messages);
   }
 
+  private OutboxTransactionRequiredException refused(String detail) {
+    return name == null ? new OutboxTransactionRequiredException(detail)
+        : new OutboxTransactionRequiredException(detail, name);
+  }
+
   private void writeInTransaction(List<Message> messages) {
     Connection connection = DataSourceUtils.getConnection(dataSource);
     try {
       if (connection.getAutoCommit()) {
-        throw new OutboxTransactionRequiredException(
+        throw refused(
             "the active transaction does not manage this DataSource: its connection is in auto-commit mode");
       }
       outbox.writeAll(connection, messages);

@@ -25,7 +25,8 @@ public final class StartupCostMeasurement {
       "dev.outbox4j.spring.autoconfigure.Outbox4jJacksonAutoConfiguration",
       "dev.outbox4j.spring.autoconfigure.Outbox4jAutoConfiguration",
       "dev.outbox4j.spring.autoconfigure.Outbox4jMetricsAutoConfiguration",
-      "dev.outbox4j.spring.autoconfigure.Outbox4jActuatorAutoConfiguration");
+      "dev.outbox4j.spring.autoconfigure.Outbox4jActuatorAutoConfiguration",
+      "dev.outbox4j.spring.autoconfigure.Outbox4jOutboxesAutoConfiguration");
 
   private StartupCostMeasurement() {}
 

@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -32,6 +33,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration(after = Outbox4jAutoConfiguration.class)
 @ConditionalOnBean(JdbcOutboxStore.class)
+@Conditional(OutboxForms.Single.class)
 public class Outbox4jActuatorAutoConfiguration {
 
   /** Creates the configuration; called by Spring. */

@@ -2,14 +2,11 @@ package dev.outbox4j.spring.autoconfigure;
 
 import dev.outbox4j.Outbox;
 import dev.outbox4j.Relay;
-import dev.outbox4j.RelayBuilder;
 import dev.outbox4j.RelayListener;
 import dev.outbox4j.flow.FlowStateCodec;
-import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.jdbc.flow.JdbcFlowLedger;
 import dev.outbox4j.jdbc.inbox.JdbcInbox;
-import dev.outbox4j.spi.Retention;
 import dev.outbox4j.spi.Transport;
 import dev.outbox4j.spring.Outbox4jCustomizer;
 import dev.outbox4j.spring.OutboxEventRoute;
@@ -33,9 +30,9 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.ClassUtils;
 
 /**
  * Wires outbox4j's JDBC components on the application's {@link DataSource}: the store, the writer joined to Spring's
@@ -44,7 +41,8 @@ import org.springframework.util.ClassUtils;
  * and {@link Outbox4jCustomizer} beans, and every bean backs off when the application declares its own.
  *
  * <p>Needs a single {@link DataSource} bean. Transports come from {@link Outbox4jTransportAutoConfiguration}, which
- * runs first; without a {@link Transport} bean there is no relay (the application only writes).
+ * runs first; without a {@link Transport} bean there is no relay (the application only writes). Backs off when
+ * several outboxes are named ({@code outbox4j.outboxes.*}, {@link Outbox4jOutboxesAutoConfiguration}).
  */
 @AutoConfiguration(
     after = {DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
@@ -52,10 +50,9 @@ import org.springframework.util.ClassUtils;
     afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnProperty(prefix = "outbox4j", name = "enabled", matchIfMissing = true)
+@Conditional(OutboxForms.Single.class)
 @EnableConfigurationProperties(Outbox4jProperties.class)
 public class Outbox4jAutoConfiguration {
-  private static final List<String> MIGRATION_TOOLS = List.of("org.flywaydb.core.Flyway", "liquibase.Liquibase");
-
   /** Creates the configuration; called by Spring. */
   public Outbox4jAutoConfiguration() {}
 
@@ -72,17 +69,7 @@ public class Outbox4jAutoConfiguration {
   @DependsOnDatabaseInitialization
   public JdbcOutboxStore outbox4jStore(DataSource dataSource, Outbox4jProperties properties,
       ObjectProvider<Outbox4jCustomizer> customizers) {
-    JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource)
-        .withTableNames(properties.getTables().toTableNames())
-        .withLimits(properties.getLimits().toMessageLimits());
-    if (properties.getClaimStrategy() != null) {
-      builder.withClaimStrategy(properties.getClaimStrategy());
-    }
-    if (properties.getKeepDelivered() != null) {
-      builder.withRetention(Retention.keepFor(properties.getKeepDelivered()));
-    }
-    customizers.orderedStream().forEach(customizer -> customizer.customizeStore(builder));
-    return builder.build();
+    return OutboxComponents.store(dataSource, properties, "outbox4j", customizers.orderedStream().toList());
   }
 
   /**
@@ -95,14 +82,7 @@ public class Outbox4jAutoConfiguration {
   @ConditionalOnMissingBean(name = "outbox4jWriter")
   public Outbox<Connection> outbox4jWriter(JdbcOutboxStore store, Outbox4jProperties properties,
       ObjectProvider<Outbox4jCustomizer> customizers) {
-    JdbcOutbox.Builder builder = store.outboxBuilder().withWakeUpNotify(properties.getWrite().isWakeUpNotify());
-    List<Outbox4jCustomizer> ordered = customizers.orderedStream().toList();
-    ordered.forEach(customizer -> customizer.customizeWriter(builder));
-    Outbox<Connection> writer = builder.build();
-    for (Outbox4jCustomizer customizer : ordered) {
-      writer = customizer.decorateWriter(writer);
-    }
-    return writer;
+    return OutboxComponents.writer(store, properties, customizers.orderedStream().toList());
   }
 
   /**
@@ -193,12 +173,7 @@ public class Outbox4jAutoConfiguration {
   @ConditionalOnMissingBean
   public Outbox4jSchemaMigration outbox4jSchemaMigration(Outbox4jProperties properties, JdbcOutboxStore store,
       ObjectProvider<JdbcInbox> inbox, ObjectProvider<JdbcFlowLedger<?>> flowLedger) {
-    boolean migrate = switch (properties.getMigrate()) {
-      case ALWAYS -> true;
-      case NEVER -> false;
-      case AUTO -> MIGRATION_TOOLS.stream().noneMatch(tool -> ClassUtils.isPresent(tool, getClass().getClassLoader()));
-    };
-    return new Outbox4jSchemaMigration(migrate, store, inbox.getIfAvailable(), flowLedger.getIfAvailable(),
+    return new Outbox4jSchemaMigration(OutboxComponents.migrates(properties), store, inbox.getIfAvailable(), flowLedger.getIfAvailable(),
         properties.getKeyNumbering());
   }
 
@@ -216,44 +191,10 @@ public class Outbox4jAutoConfiguration {
   @ConditionalOnProperty(prefix = "outbox4j.relay", name = "enabled", matchIfMissing = true)
   public Relay outbox4jRelay(JdbcOutboxStore store, Transport transport, Outbox4jProperties properties,
       ObjectProvider<RelayListener> listeners, ObjectProvider<Outbox4jCustomizer> customizers) {
-    List<Outbox4jCustomizer> ordered = customizers.orderedStream().toList();
-    Transport decorated = transport;
-    for (Outbox4jCustomizer customizer : ordered) {
-      decorated = customizer.decorateTransport(decorated);
-    }
-    Outbox4jProperties.Relay relay = properties.getRelay();
-    RelayBuilder builder = Relay.builder(store, decorated)
-        .withBatchSize(relay.getBatchSize())
-        .withMaxInFlight(relay.getMaxInFlight())
-        .withPollInterval(relay.getMinPoll(), relay.getMaxPoll())
-        .withShutdownGrace(relay.getShutdownGrace())
-        .withBatchLinger(relay.getBatchLinger())
-        .withPurgeInterval(relay.getPurgeInterval())
-        .withWorkers(relay.getWorkers())
-        .withRetryPolicy(properties.getRetry().toRetryPolicy());
-    // Unset lease and timeout stay unset, so the builder fits them to the transport's maxAnswerTime.
-    if (relay.getLease() != null) {
-      builder.withLease(relay.getLease());
-    }
-    if (relay.getDeliveryTimeout() != null) {
-      builder.withDeliveryTimeout(relay.getDeliveryTimeout());
-    }
-    listeners.orderedStream().forEach(builder::onEvent);
-    properties.getCloudevents().forEach((destination, cloudEvents) ->
-        builder.withCloudEvents(destination, cloudEvents.toMapping(destination)));
-    ordered.forEach(customizer -> customizer.customizeRelay(builder));
-    try {
-      return builder.build();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("outbox4j.relay: " + e.getMessage(), e);
-    }
+    return OutboxComponents.relay(store, transport, properties, "outbox4j", listeners.orderedStream().toList(),
+        customizers.orderedStream().toList());
   }
 
-  /**
-   * @param relay the relay
-   * @param migration ensures the schema is migrated before the relay's first claim
-   * @return the lifecycle that starts the relay with the context and closes it on shutdown
-   */
   /**
    * @param store the store, whose dialect decides whether to listen
    * @param dataSource where the listening connection comes from
@@ -269,6 +210,11 @@ public class Outbox4jAutoConfiguration {
     return new WakeUpListenerLifecycle(store, dataSource, relay);
   }
 
+  /**
+   * @param relay the relay
+   * @param migration ensures the schema is migrated before the relay's first claim
+   * @return the lifecycle that starts the relay with the context and closes it on shutdown
+   */
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBean(Relay.class)

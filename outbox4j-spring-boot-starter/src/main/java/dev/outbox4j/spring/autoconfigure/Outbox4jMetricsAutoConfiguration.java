@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * Micrometer meters through {@code outbox4j-micrometer} on the application's registry: {@link OutboxMetrics} is both a
@@ -21,6 +22,7 @@ import org.springframework.context.annotation.Bean;
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnClass({OutboxMetrics.class, MeterRegistry.class})
 @ConditionalOnBean({MeterRegistry.class, JdbcOutboxStore.class})
+@Conditional(OutboxForms.Single.class)
 public class Outbox4jMetricsAutoConfiguration {
 
   /** Creates the configuration; called by Spring. */

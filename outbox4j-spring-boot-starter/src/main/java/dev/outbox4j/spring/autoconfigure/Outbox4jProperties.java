@@ -17,56 +17,28 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The outbox4j.* properties. Every default is the core's own constant, so a property left out behaves exactly
  * like the plain library. Validated when the components are built: a value out of range fails start-up with the
- * core's message, which names the option.
+ * core's message, which names the option. The single outbox's settings are those of {@link OutboxSettings}, at
+ * {@code outbox4j.*}; several outboxes have them each at {@code outbox4j.outboxes.<name>.*} ({@link NamedOutbox}).
  *
  * <p>Mutable JavaBean, bound once at start-up by Spring Boot; not for use across threads.
  */
 @ConfigurationProperties(prefix = "outbox4j")
-public class Outbox4jProperties {
+public class Outbox4jProperties extends OutboxSettings {
   /** Whether the outbox4j auto-configuration is active at all. */
   private boolean enabled = true;
 
-  private final Tables tables = new Tables();
-  private final Write write = new Write();
-  private final Limits limits = new Limits();
-  private final Relay relay = new Relay();
-  private final Retry retry = new Retry();
   private final Transport transport = new Transport();
   private final Inbox inbox = new Inbox();
   private final FlowLedger flowLedger = new FlowLedger();
-  private final Health health = new Health();
   private final Tracing tracing = new Tracing();
   private final Events events = new Events();
-  /**
-   * Destinations whose messages are sent as CloudEvents 1.0, by destination name (in brackets when it contains dots:
-   * {@code outbox4j.cloudevents[orders.created].type}). None by default: other destinations are sent unchanged.
-   */
-  private final Map<String, CloudEvents> cloudevents = new LinkedHashMap<>();
 
   /**
-   * When to apply outbox4j's schema migrations at start-up: auto (the default) applies them unless Flyway or
-   * Liquibase is on the class path (then copy the migration files into your own), always, or never.
+   * Several outboxes, by name: each on the DataSource bean its datasource names, with its own tables, relay,
+   * transport, retry and health settings (the same keys as the single outbox's, under outbox4j.outboxes.<name>.).
+   * Empty (the default): the single outbox of the outbox4j.* properties. The two forms do not mix.
    */
-  private Migrate migrate = Migrate.AUTO;
-
-  /**
-   * Delivered entries are kept this long and purged by the relay in bounded batches; unset (the default) deletes an
-   * entry as soon as it is delivered.
-   */
-  private @Nullable Duration keepDelivered;
-
-  /**
-   * How the store holds the relay's claims; unset for the database's default: leased-batches on PostgreSQL (one
-   * durable row per claimed batch), leased-rows elsewhere (a lease written into each claimed row).
-   */
-  private @Nullable ClaimStrategy claimStrategy;
-
-  /**
-   * PostgreSQL only: when keyed entries are numbered, at-commit (the schema's default) or at-insert (for writers that
-   * run at SERIALIZABLE: the commit-time write-back makes many of their keyed commits fail with 40001); applied at
-   * start-up after the migrations. Unset (the default) leaves the schema as it is. See docs/schema.md.
-   */
-  private @Nullable KeyNumbering keyNumbering;
+  private final Map<String, NamedOutbox> outboxes = new LinkedHashMap<>();
 
   /** Schema-migration policy. */
   public enum Migrate {
@@ -86,26 +58,6 @@ public class Outbox4jProperties {
     this.enabled = enabled;
   }
 
-  public Tables getTables() {
-    return tables;
-  }
-
-  public Write getWrite() {
-    return write;
-  }
-
-  public Limits getLimits() {
-    return limits;
-  }
-
-  public Relay getRelay() {
-    return relay;
-  }
-
-  public Retry getRetry() {
-    return retry;
-  }
-
   public Transport getTransport() {
     return transport;
   }
@@ -118,10 +70,6 @@ public class Outbox4jProperties {
     return flowLedger;
   }
 
-  public Health getHealth() {
-    return health;
-  }
-
   public Tracing getTracing() {
     return tracing;
   }
@@ -130,40 +78,48 @@ public class Outbox4jProperties {
     return events;
   }
 
-  public Map<String, CloudEvents> getCloudevents() {
-    return cloudevents;
+  public Map<String, NamedOutbox> getOutboxes() {
+    return outboxes;
   }
 
-  public Migrate getMigrate() {
-    return migrate;
+  /**
+   * One of several outboxes ({@code outbox4j.outboxes.<name>.*}): the single outbox's settings, plus the
+   * {@code DataSource} bean it lives in and a transport that may be a bean of the application's.
+   */
+  public static class NamedOutbox extends OutboxSettings {
+    /**
+     * Name of the DataSource bean this outbox's tables live in, and whose transactions its writes join; unset: the
+     * application's only (or primary) DataSource.
+     */
+    private @Nullable String datasource;
+
+    private final NamedTransport transport = new NamedTransport();
+
+    public @Nullable String getDatasource() {
+      return datasource;
+    }
+
+    public void setDatasource(@Nullable String datasource) {
+      this.datasource = datasource;
+    }
+
+    public NamedTransport getTransport() {
+      return transport;
+    }
   }
 
-  public void setMigrate(Migrate migrate) {
-    this.migrate = migrate;
-  }
+  /** The transport of one of several outboxes: built from properties, or a Transport bean of the application's. */
+  public static class NamedTransport extends Transport {
+    /** Name of the application's Transport bean this outbox's relay uses; instead of type. */
+    private @Nullable String bean;
 
-  public @Nullable Duration getKeepDelivered() {
-    return keepDelivered;
-  }
+    public @Nullable String getBean() {
+      return bean;
+    }
 
-  public void setKeepDelivered(@Nullable Duration keepDelivered) {
-    this.keepDelivered = keepDelivered;
-  }
-
-  public @Nullable ClaimStrategy getClaimStrategy() {
-    return claimStrategy;
-  }
-
-  public void setClaimStrategy(@Nullable ClaimStrategy claimStrategy) {
-    this.claimStrategy = claimStrategy;
-  }
-
-  public @Nullable KeyNumbering getKeyNumbering() {
-    return keyNumbering;
-  }
-
-  public void setKeyNumbering(@Nullable KeyNumbering keyNumbering) {
-    this.keyNumbering = keyNumbering;
+    public void setBean(@Nullable String bean) {
+      this.bean = bean;
+    }
   }
 
   /** Names of the outbox4j tables. */
@@ -264,10 +220,18 @@ public class Outbox4jProperties {
 
     /** @return the limits; throws naming the option when one is not positive */
     public MessageLimits toMessageLimits() {
+      return toMessageLimits("outbox4j.limits");
+    }
+
+    /**
+     * @param property where these limits are set, for the message ({@code outbox4j.outboxes.billing.limits})
+     * @return the limits; throws naming the option when one is not positive
+     */
+    public MessageLimits toMessageLimits(String property) {
       try {
         return new MessageLimits(maxPayloadBytes, maxHeaders, maxHeaderValueBytes);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("outbox4j.limits: " + e.getMessage(), e);
+        throw new IllegalArgumentException(property + ": " + e.getMessage(), e);
       }
     }
   }
@@ -504,6 +468,14 @@ public class Outbox4jProperties {
 
     /** @return the policy; throws naming the option when a value is out of range */
     public RetryPolicy toRetryPolicy() {
+      return toRetryPolicy("outbox4j.retry");
+    }
+
+    /**
+     * @param property where this policy is set, for the message ({@code outbox4j.outboxes.billing.retry})
+     * @return the policy; throws naming the option when a value is out of range
+     */
+    public RetryPolicy toRetryPolicy(String property) {
       RetryPolicy.Builder builder = kind == Kind.LINEAR ? RetryPolicy.linear() : RetryPolicy.exponential();
       builder.withBase(base).withCap(cap).withMaxAttempts(maxAttempts).withGiveUpAfter(giveUpAfter);
       if (kind == Kind.EXPONENTIAL) {
@@ -512,7 +484,7 @@ public class Outbox4jProperties {
       try {
         return builder.build();
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("outbox4j.retry: " + e.getMessage(), e);
+        throw new IllegalArgumentException(property + ": " + e.getMessage(), e);
       }
     }
   }
@@ -716,14 +688,24 @@ public class Outbox4jProperties {
      * @throws IllegalArgumentException naming the property that is missing or out of range
      */
     public CloudEventsMapping toMapping(String destination) {
-      String prefix = "outbox4j.cloudevents[" + destination + "].";
+      return toMapping(destination, "outbox4j.cloudevents");
+    }
+
+    /**
+     * @param destination the destination these settings are for, for the message
+     * @param property the map these settings are in, for the message ({@code outbox4j.outboxes.billing.cloudevents})
+     * @return the mapping
+     * @throws IllegalArgumentException naming the property that is missing or out of range
+     */
+    public CloudEventsMapping toMapping(String destination, String property) {
+      String prefix = property + "[" + destination + "]";
       if (source == null || type == null) {
-        throw new IllegalArgumentException(prefix + (source == null ? "source" : "type") + " is required");
+        throw new IllegalArgumentException(prefix + "." + (source == null ? "source" : "type") + " is required");
       }
       try {
         return new CloudEventsMapping(source, type, mode);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("outbox4j.cloudevents[" + destination + "]: " + e.getMessage(), e);
+        throw new IllegalArgumentException(prefix + ": " + e.getMessage(), e);
       }
     }
   }
@@ -732,6 +714,20 @@ public class Outbox4jProperties {
   public static class Events {
     /** Whether events of types marked with @OutboxEvent (or routed by an OutboxEventRoute bean) are written. */
     private boolean enabled = true;
+
+    /**
+     * With several outboxes (outbox4j.outboxes.*): the name of the one events are written to; unset, the only one
+     * when there is one, and otherwise a marked event is refused (its transaction rolls back).
+     */
+    private @Nullable String outbox;
+
+    public @Nullable String getOutbox() {
+      return outbox;
+    }
+
+    public void setOutbox(@Nullable String outbox) {
+      this.outbox = outbox;
+    }
 
     public boolean isEnabled() {
       return enabled;

@@ -31,11 +31,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnProperty(prefix = "outbox4j", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(Outbox4jProperties.class)
 public class Outbox4jTransportAutoConfiguration {
-  private static final Map<String, String> MODULES = Map.of(
-      "kafka", "dev.outbox4j.kafka.KafkaTransport",
-      "rabbitmq", "dev.outbox4j.rabbitmq.RabbitMqTransport",
-      "nats", "dev.outbox4j.nats.NatsTransport",
-      "http", "dev.outbox4j.http.HttpTransport");
+  private static final Map<String, String> MODULES = NamedTransports.MODULES;
 
   /** Creates the configuration; called by Spring. */
   public Outbox4jTransportAutoConfiguration() {}
