@@ -215,7 +215,14 @@ public final class BenchMain {
     }
     for (int writers : new int[] {1, options.writers()}) {
       for (boolean trigger : new boolean[] {false, true}) {
-        plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger)));
+        plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger, false)));
+      }
+    }
+    if (!postgres) {
+      // Where a MariaDB write's cost goes: outbox4j's table by plain SQL, with and without its insert trigger.
+      for (boolean dropKeyTrigger : new boolean[] {false, true}) {
+        plan.add(new Planned(Set.of("write"),
+            () -> plainSqlWrites(database, options.writers(), false, dropKeyTrigger)));
       }
     }
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false, KeyNumbering.AT_COMMIT)));
@@ -366,9 +373,12 @@ public final class BenchMain {
 
   /**
    * Scenario 4 as another application writes: the business row and an unkeyed outbox row inserted with plain SQL
-   * (docs/schema.md), into outbox4j's table with or without the opt-in notify trigger; nothing drains.
+   * (docs/schema.md), into outbox4j's table with or without the opt-in notify trigger (PostgreSQL); nothing drains.
+   * On MariaDB, as an experiment, without the store's insert trigger ({@code dropKeyTrigger}): what that trigger costs
+   * an unkeyed write.
    */
-  private static Scenario plainSqlWrites(BenchDatabase database, int writers, boolean trigger) throws Exception {
+  private static Scenario plainSqlWrites(BenchDatabase database, int writers, boolean trigger,
+      boolean dropKeyTrigger) throws Exception {
     BusinessTable.reset(database);
     Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
     try (HikariDataSource setup = database.pool("o4j-plain-setup", 1, true)) {
@@ -377,15 +387,25 @@ public final class BenchMain {
         tables.store(setup, Retention.deleteOnDelivery()).installNotifyTrigger();
       }
     }
+    if (dropKeyTrigger) {
+      database.execute("DROP TRIGGER bench_o4j_outbox_key_seq");
+    }
     String insert = "INSERT INTO " + tables.outbox() + " (id, destination, payload, content_type, headers)"
         + " VALUES (?, ?, ?, 'application/json', '{}')";
-    return new WriteScenario(database, writers, plainSqlWriteId(writers, trigger),
-        "4 business row + outbox row by plain SQL, unkeyed, " + (trigger ? "with" : "without")
-            + " the notify trigger, " + writers + " writer" + (writers == 1 ? "" : "s"),
+    return new WriteScenario(database, writers, dropKeyTrigger ? "write-plain-sql-no-insert-trigger-" + writers + "w"
+        : plainSqlWriteId(writers, trigger),
+        "4 business row + outbox row by plain SQL, unkeyed, " + (database.mariaDb()
+            ? (dropKeyTrigger ? "the store's insert trigger dropped (experiment)" : "the store's schema as migrated")
+            : (trigger ? "with" : "without") + " the notify trigger") + ", " + writers + " writer"
+            + (writers == 1 ? "" : "s"),
         tables::truncate,
         (connection, index) -> {
           try (var statement = connection.prepareStatement(insert)) {
-            statement.setObject(1, java.util.UUID.randomUUID());
+            if (database.mariaDb()) {
+              statement.setString(1, java.util.UUID.randomUUID().toString());
+            } else {
+              statement.setObject(1, java.util.UUID.randomUUID());
+            }
             statement.setString(2, Payloads.DESTINATION);
             statement.setBytes(3, Payloads.bytes());
             statement.executeUpdate();

@@ -62,7 +62,7 @@ final class Report {
         other = format("%.0f µs per claim (%.0f–%.0f)", perOperation.median(), perOperation.min(), perOperation.max());
       }
       if (result.payloadBytes() != Payloads.SIZE) {
-        other = format("%.1f MB/s of payload; CPU %.2f µs per KiB (JVM %.2f + %s %.2f); %s log %.0f KiB/msg",
+        other = format("%.1f MB/s of payload; CPU %.2f µs per KiB (JVM %.2f + %s %.2f); %s log %.1f KiB/msg",
             rate.median() * result.payloadBytes() / 1e6, cpu.median() * 1024 / result.payloadBytes(),
             jvm.median() * 1024 / result.payloadBytes(), database, pg.median() * 1024 / result.payloadBytes(),
             database.equals("PG") ? "WAL" : "redo", result.spread(RunMeasurement::logKibPerMessage).median());
@@ -155,6 +155,11 @@ final class Report {
         "write-raw-keyed-update", "write-raw-outbox", Metric.CPU, false, Double.NaN));
     targets.add(new Target("write, keyed: CPU, raw row numbered into a side table (experiment) / raw outbox row",
         "write-raw-keyed-side", "write-raw-outbox", Metric.CPU, false, Double.NaN));
+    targets.add(new Target("write, unkeyed: CPU, outbox4j's table by plain SQL (MariaDB: the store's schema) / raw"
+        + " outbox row (informational)", "write-plain-sql-4w", "write-raw-outbox", Metric.CPU, false, Double.NaN));
+    targets.add(new Target("write, unkeyed: CPU, outbox4j's table by plain SQL, insert trigger dropped (MariaDB"
+        + " experiment) / raw outbox row", "write-plain-sql-no-insert-trigger-4w", "write-raw-outbox", Metric.CPU,
+        false, Double.NaN));
     for (String kind : List.of("unkeyed", "keyed")) {
       targets.add(new Target("write overhead, " + kind + ": time per transaction vs business row alone",
           "write-outbox4j-" + kind, "write-business", Metric.TIME, false, Double.NaN));
