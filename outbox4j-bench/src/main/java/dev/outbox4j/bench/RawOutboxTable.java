@@ -251,7 +251,8 @@ final class RawOutboxTable {
   }
 
   /** Runs {@code sql} with {@code first} (when not null) and then every seq bound, and returns the rows changed. */
-  private static int bySeq(Connection connection, String sql, @Nullable String first, List<Long> seqs) throws SQLException {
+  private static int bySeq(Connection connection, String sql, @Nullable String first, List<Long> seqs)
+      throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int index = 1;
       if (first != null) {
@@ -306,7 +307,8 @@ final class RawOutboxTable {
       return 0;
     }
     bySeq(connection, "UPDATE " + name + " SET claim_token = ?, lease_until = UTC_TIMESTAMP(6) + INTERVAL 30 SECOND,"
-        + " version = version + 1 WHERE seq IN (" + placeholders(seqs.size()) + ")", UUID.randomUUID().toString(), seqs);
+        + " version = version + 1 WHERE seq IN (" + placeholders(seqs.size()) + ")", UUID.randomUUID().toString(),
+        seqs);
     connection.commit();
     int deleted = bySeq(connection, "DELETE FROM " + name + " WHERE seq IN (" + placeholders(seqs.size()) + ")",
         null, seqs);

@@ -62,10 +62,10 @@ final class Report {
         other = format("%.0f µs per claim (%.0f–%.0f)", perOperation.median(), perOperation.min(), perOperation.max());
       }
       if (result.payloadBytes() != Payloads.SIZE) {
-        other = format("%.1f MB/s of payload; CPU %.2f µs per KiB (JVM %.2f + %s %.2f); %s log %.1f KiB/msg",
+        other = format("%.1f MB/s of payload; CPU %.2f µs per KiB (JVM %.2f + %s %.2f); %s %.1f KiB/msg",
             rate.median() * result.payloadBytes() / 1e6, cpu.median() * 1024 / result.payloadBytes(),
             jvm.median() * 1024 / result.payloadBytes(), database, pg.median() * 1024 / result.payloadBytes(),
-            database.equals("PG") ? "WAL" : "redo", result.spread(RunMeasurement::logKibPerMessage).median());
+            database.equals("PG") ? "WAL" : "redo log", result.spread(RunMeasurement::logKibPerMessage).median());
       }
       if (result.hasLatency()) {
         other = format("latency p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",

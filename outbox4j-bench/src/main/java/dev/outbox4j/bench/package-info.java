@@ -4,8 +4,8 @@
  * {@link dev.outbox4j.bench.BenchMain}.
  *
  * <p>Every scenario reports messages per second and CPU per message (this JVM's process CPU plus the CPU of the
- * database processes or threads that served it), as the median, minimum and maximum of several runs after a warm-up. Each run
- * writes its report and, beside it, SVG charts of the drain rates and the latency percentiles
+ * database processes or threads that served it), as the median, minimum and maximum of several runs after a warm-up.
+ * Each run writes its report and, beside it, SVG charts of the drain rates and the latency percentiles
  * ({@link dev.outbox4j.bench.Charts}, drawn by {@link dev.outbox4j.bench.SvgBarChart}).
  */
 @NullMarked
