@@ -10,8 +10,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The PostgreSQL service the scenarios run against: opens connection pools tagged with our application name (so the
- * {@link CpuMeter} can tell our backends from other applications') and runs set-up statements.
+ * The database service the scenarios run against, PostgreSQL or MariaDB ({@code --db}): opens connection pools
+ * (PostgreSQL's tagged with our application name, so the {@link CpuMeter} can tell our backends from other
+ * applications'; on MariaDB it tells them by their client ports) and runs set-up statements, with the few statements
+ * whose spelling differs between the two ({@link #analyze}, {@link #truncate}).
  *
  * <p>Pools open every connection up front: a backend that starts during a measurement is counted, but its start-up
  * cost is not the scenario's.
@@ -29,6 +31,53 @@ final class BenchDatabase {
     return options;
   }
 
+  /** @return whether this is MariaDB (else PostgreSQL) */
+  boolean mariaDb() {
+    return options.mariaDb();
+  }
+
+  /**
+   * Refreshes the tables' statistics as a run's starting state: PostgreSQL {@code VACUUM ANALYZE} (this test server
+   * runs with autovacuum off), MariaDB {@code ANALYZE TABLE} (InnoDB's purge needs no help).
+   *
+   * @param tables fixed identifiers chosen by the benchmark
+   */
+  void analyze(String... tables) throws SQLException {
+    String[] statements = new String[tables.length];
+    for (int i = 0; i < tables.length; i++) {
+      statements[i] = (mariaDb() ? "ANALYZE TABLE " : "VACUUM ANALYZE ") + tables[i];
+    }
+    execute(statements);
+  }
+
+  /** Empties the tables: one {@code TRUNCATE} of all on PostgreSQL, one per table on MariaDB. */
+  void truncate(String... tables) throws SQLException {
+    if (mariaDb()) {
+      String[] statements = new String[tables.length];
+      for (int i = 0; i < tables.length; i++) {
+        statements[i] = "TRUNCATE TABLE " + tables[i];
+      }
+      execute(statements);
+    } else {
+      execute("TRUNCATE " + String.join(", ", tables));
+    }
+  }
+
+  /** @return the SQL of the current time as the outbox tables store it (PostgreSQL {@code now()}, MariaDB UTC) */
+  String now() {
+    return mariaDb() ? "UTC_TIMESTAMP(6)" : "now()";
+  }
+
+  /**
+   * @param from the first number
+   * @param to the last number, inclusive
+   * @return a row source of the whole numbers {@code from..to} in a column {@code g}: {@code generate_series} on
+   *     PostgreSQL, the sequence engine on MariaDB
+   */
+  String series(long from, long to) {
+    return mariaDb() ? "(SELECT seq AS g FROM seq_" + from + "_to_" + to + ") s"
+        : "generate_series(" + from + ", " + to + ") g";
+  }
   /**
    * @param name the pool's name, for thread names
    * @param size connections, all opened before this returns
@@ -81,13 +130,37 @@ final class BenchDatabase {
     return pool;
   }
 
-  /** Runs statements one by one in auto-commit mode on a fresh connection (VACUUM cannot run in a transaction). */
+  /**
+   * Runs statements one by one in auto-commit mode on a fresh connection (VACUUM cannot run in a transaction).
+   *
+   * @param statements SQL without parameters
+   */
   void execute(String... statements) throws SQLException {
     try (Connection connection = java.sql.DriverManager.getConnection(options.jdbcUrl(), options.user(), "");
         Statement statement = connection.createStatement()) {
       for (String sql : statements) {
         statement.execute(sql);
       }
+    }
+  }
+
+  /**
+   * Runs one statement with bound parameters in auto-commit mode on a fresh connection.
+   *
+   * @param sql one statement with {@code ?} placeholders
+   * @param parameters bound in order ({@code byte[]} as bytes, anything else as an object)
+   */
+  void executeWith(String sql, Object... parameters) throws SQLException {
+    try (Connection connection = java.sql.DriverManager.getConnection(options.jdbcUrl(), options.user(), "");
+        java.sql.PreparedStatement statement = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        if (parameters[i] instanceof byte[] bytes) {
+          statement.setBytes(i + 1, bytes);
+        } else {
+          statement.setObject(i + 1, parameters[i]);
+        }
+      }
+      statement.execute();
     }
   }
 

@@ -32,6 +32,8 @@ import java.util.Set;
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--quick --only ceiling,gruelbox"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--n 20000 --runs 2 --only kafka,rabbitmq,nats"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--db mariadb --n 20000 --runs 2"
+ * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="--only large --n 20000 --runs 2"
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="claim-backlog --db mariadb"   (ClaimBacklogBench)
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="serializable-writers"   (SerializableWritersBench)
  * mvn -q -pl outbox4j-bench -am test-compile exec:java -Dexec.args="horizon"    (HorizonBench; also "soak")
@@ -103,10 +105,10 @@ public final class BenchMain {
     BenchDatabase database = new BenchDatabase(options);
     String started = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19);
     String loadBefore = loadAverage();
-    Report report = new Report();
+    Report report = options.mariaDb() ? new Report("MariaDB", false) : new Report();
     try (Connection monitor = connect(options);
-        CpuMeter cpu = new CpuMeter(monitor, BenchDatabase.APPLICATION_NAME)) {
-      String machine = machine(monitor);
+        CpuMeter cpu = new CpuMeter(monitor, BenchDatabase.APPLICATION_NAME, options.mariaDb())) {
+      String machine = machine(monitor, options.mariaDb());
       System.out.printf("outbox4j-bench %s UTC, N=%,d, runs=%d, warm-ups=%d%s%n%s%n", started, options.messages(),
           options.runs(), options.warmups(), options.quick() ? " (QUICK MODE: smoke test, not a measurement)" : "",
           machine);
@@ -127,8 +129,9 @@ public final class BenchMain {
       System.out.println(markdown);
       Path directory = Path.of("bench-results");
       Files.createDirectories(directory);
-      String stem = "bench-" + started.replace(":", "").replace("-", "").replace("T", "-");
-      for (String base : List.of(stem, "latest")) {
+      String on = options.mariaDb() ? "-mariadb" : "";
+      String stem = "bench" + on + "-" + started.replace(":", "").replace("-", "").replace("T", "-");
+      for (String base : List.of(stem, "latest" + on)) {
         List<String> charts = Charts.write(report.results(), directory, base);
         Files.writeString(directory.resolve(base + ".md"),
             markdown + pictures(charts) + "\n## Every run\n\n" + report.raw());
@@ -148,22 +151,34 @@ public final class BenchMain {
     return out.toString();
   }
 
+  /**
+   * The scenarios in run order. On MariaDB ({@code --db mariadb}) the PostgreSQL-only ones are left out: the session
+   * claim (advisory locks), the {@code synchronous_commit} experiment, the other claim strategies (MariaDB has only
+   * leased rows, its default, which the plain rows run), the keyed writes numbered by a deferred trigger or at insert
+   * (MariaDB always numbers at insert, in the store's trigger), gruelbox, and the latency rows woken by
+   * LISTEN/NOTIFY; groups without a MariaDB form never run there ({@link BenchOptions#runs}).
+   */
   static List<Planned> plan(BenchDatabase database, BenchOptions options) {
     List<Planned> plan = new ArrayList<>();
+    boolean postgres = !database.mariaDb();
     plan.add(new Planned(Set.of("ceiling"),
         () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED)));
     plan.add(new Planned(Set.of("ceiling"),
         () -> new CeilingDrain(database, RawOutboxTable.Completion.UPDATE, CeilingDrain.Mode.LOCKED)));
     plan.add(new Planned(Set.of("ceiling"),
         () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LEASED)));
-    plan.add(new Planned(Set.of("ceiling"),
-        () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)));
+    if (postgres) {
+      plan.add(new Planned(Set.of("ceiling"),
+          () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION)));
+    }
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
-    plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
-    for (ClaimStrategy claims : ClaimNames.alternatives()) {
+    if (postgres) {
+      plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
+    }
+    for (ClaimStrategy claims : postgres ? ClaimNames.alternatives() : List.<ClaimStrategy>of()) {
       for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed
         plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, variant[0] == 1,
             variant[1], variant[2] == 1, false, claims)));
@@ -177,13 +192,14 @@ public final class BenchMain {
     }));
     plan.add(new Planned(Set.of("write"), () -> {
       BusinessTable.reset(database);
-      RawOutboxTable table = new RawOutboxTable("bench_raw_write");
+      RawOutboxTable table = RawOutboxTable.on(database, "bench_raw_write", Payloads.SIZE);
       table.create(database);
       return new WriteScenario(database, options.writers(), "write-raw-outbox",
           "4 business row + raw outbox row (reference), " + options.writers() + " writers",
           () -> table.fill(database, 0), (connection, index) -> table.insert(connection));
     }));
-    for (RawKeyedOutboxTable.Numbering numbering : RawKeyedOutboxTable.Numbering.values()) {
+    for (RawKeyedOutboxTable.Numbering numbering
+        : postgres ? RawKeyedOutboxTable.Numbering.values() : new RawKeyedOutboxTable.Numbering[0]) {
       plan.add(new Planned(Set.of("write"), () -> {
         BusinessTable.reset(database);
         RawKeyedOutboxTable table = new RawKeyedOutboxTable("bench_raw_keyed", numbering);
@@ -199,18 +215,30 @@ public final class BenchMain {
     }
     for (int writers : new int[] {1, options.writers()}) {
       for (boolean trigger : new boolean[] {false, true}) {
-        plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger)));
+        plan.add(new Planned(Set.of("notify-trigger"), () -> plainSqlWrites(database, writers, trigger, false)));
+      }
+    }
+    if (!postgres) {
+      // Where a MariaDB write's cost goes: outbox4j's table by plain SQL, with and without its insert trigger.
+      for (boolean dropKeyTrigger : new boolean[] {false, true}) {
+        plan.add(new Planned(Set.of("write"),
+            () -> plainSqlWrites(database, options.writers(), false, dropKeyTrigger)));
       }
     }
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, false, KeyNumbering.AT_COMMIT)));
     plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true, KeyNumbering.AT_COMMIT)));
-    plan.add(new Planned(Set.of("write"), () -> outbox4jWrites(database, options, true, KeyNumbering.AT_INSERT)));
+    if (postgres) {
+      plan.add(new Planned(Set.of("write"),
+          () -> outbox4jWrites(database, options, true, KeyNumbering.AT_INSERT)));
+    }
     plan.add(new Planned(Set.of("e2e"), () -> new RawEndToEnd(database, options.writers())));
     plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers())));
-    for (ClaimStrategy claims : ClaimNames.alternatives()) {
-      plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers(), claims)));
+    if (postgres) {
+      for (ClaimStrategy claims : ClaimNames.alternatives()) {
+        plan.add(new Planned(Set.of("e2e"), () -> new Outbox4jEndToEnd(database, options.writers(), claims)));
+      }
+      plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     }
-    plan.add(new Planned(Set.of("e2e", "gruelbox"), () -> new GruelboxEndToEnd(database, options)));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.smallPending(), "small")));
     plan.add(new Planned(Set.of("claim"), () -> new RawClaimCost(database, options.largePending(), "large")));
     for (ClaimStrategy claims : ClaimStrategy.values()) {
@@ -219,17 +247,40 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("claim"),
           () -> new Outbox4jClaimCost(database, options.largePending(), "large", claims)));
     }
-    plan.add(new Planned(Set.of("latency"), () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY)));
+    if (postgres) {
+      plan.add(new Planned(Set.of("latency"),
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY)));
+    }
     plan.add(new Planned(Set.of("latency"),
         () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.IN_PROCESS)));
-    plan.add(new Planned(Set.of("latency", "notify-trigger"),
-        () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER)));
+    if (postgres) {
+      plan.add(new Planned(Set.of("latency", "notify-trigger"),
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER)));
+    }
     brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
     kafkaTransactionRows(plan, database);
     brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
     brokerRows(plan, database, "nats", NatsBenchBroker::new);
     httpRows(plan, database);
+    largeRows(plan, database, options);
     return plan;
+  }
+
+  /**
+   * Large messages (group {@code large}): per payload size ({@link Payloads#LARGE_SIZES}), the ceiling drain and the
+   * relay's drain (delete), then the raw loop and outbox4j end to end, every row with the same random, incompressible
+   * payload of that size; N per run is {@code --large-mib} over the size.
+   */
+  private static void largeRows(List<Planned> plan, BenchDatabase database, BenchOptions options) {
+    for (int size : Payloads.LARGE_SIZES) {
+      plan.add(new Planned(Set.of("large"),
+          () -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.LOCKED, size)));
+      plan.add(new Planned(Set.of("large"),
+          () -> new Outbox4jDrain(database, false, 1, false, false, ClaimNames.REFERENCE, size)));
+      plan.add(new Planned(Set.of("large"), () -> new RawEndToEnd(database, options.writers(), size)));
+      plan.add(new Planned(Set.of("large"),
+          () -> new Outbox4jEndToEnd(database, options.writers(), ClaimNames.REFERENCE, size)));
+    }
   }
 
   /** Opens a fresh connection to one broker for one scenario. */
@@ -313,7 +364,8 @@ public final class BenchMain {
         : numbering == KeyNumbering.AT_INSERT ? "write-outbox4j-keyed-at-insert" : "write-outbox4j-keyed";
     return new WriteScenario(database, options.writers(), id,
         "4 business row + outbox4j write, " + (keyed ? "keyed (" + Outbox4jTables.KEYS + " keys), numbered at "
-            + numbering.configName() : "unkeyed") + ", " + options.writers() + " writers",
+            + (database.mariaDb() ? "insert (MariaDB's trigger)" : numbering.configName()) : "unkeyed") + ", "
+            + options.writers() + " writers",
         tables::truncate,
         (connection, index) -> outbox.write(connection,
             Outbox4jTables.message(keyed ? "key-" + (index % Outbox4jTables.KEYS) : null)));
@@ -321,9 +373,12 @@ public final class BenchMain {
 
   /**
    * Scenario 4 as another application writes: the business row and an unkeyed outbox row inserted with plain SQL
-   * (docs/schema.md), into outbox4j's table with or without the opt-in notify trigger; nothing drains.
+   * (docs/schema.md), into outbox4j's table with or without the opt-in notify trigger (PostgreSQL); nothing drains.
+   * On MariaDB, as an experiment, without the store's insert trigger ({@code dropKeyTrigger}): what that trigger costs
+   * an unkeyed write.
    */
-  private static Scenario plainSqlWrites(BenchDatabase database, int writers, boolean trigger) throws Exception {
+  private static Scenario plainSqlWrites(BenchDatabase database, int writers, boolean trigger,
+      boolean dropKeyTrigger) throws Exception {
     BusinessTable.reset(database);
     Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
     try (HikariDataSource setup = database.pool("o4j-plain-setup", 1, true)) {
@@ -332,15 +387,25 @@ public final class BenchMain {
         tables.store(setup, Retention.deleteOnDelivery()).installNotifyTrigger();
       }
     }
+    if (dropKeyTrigger) {
+      database.execute("DROP TRIGGER bench_o4j_outbox_key_seq");
+    }
     String insert = "INSERT INTO " + tables.outbox() + " (id, destination, payload, content_type, headers)"
         + " VALUES (?, ?, ?, 'application/json', '{}')";
-    return new WriteScenario(database, writers, plainSqlWriteId(writers, trigger),
-        "4 business row + outbox row by plain SQL, unkeyed, " + (trigger ? "with" : "without")
-            + " the notify trigger, " + writers + " writer" + (writers == 1 ? "" : "s"),
+    return new WriteScenario(database, writers, dropKeyTrigger ? "write-plain-sql-no-insert-trigger-" + writers + "w"
+        : plainSqlWriteId(writers, trigger),
+        "4 business row + outbox row by plain SQL, unkeyed, " + (database.mariaDb()
+            ? (dropKeyTrigger ? "the store's insert trigger dropped (experiment)" : "the store's schema as migrated")
+            : (trigger ? "with" : "without") + " the notify trigger") + ", " + writers + " writer"
+            + (writers == 1 ? "" : "s"),
         tables::truncate,
         (connection, index) -> {
           try (var statement = connection.prepareStatement(insert)) {
-            statement.setObject(1, java.util.UUID.randomUUID());
+            if (database.mariaDb()) {
+              statement.setString(1, java.util.UUID.randomUUID().toString());
+            } else {
+              statement.setObject(1, java.util.UUID.randomUUID());
+            }
             statement.setString(2, Payloads.DESTINATION);
             statement.setBytes(3, Payloads.bytes());
             statement.executeUpdate();
@@ -355,28 +420,47 @@ public final class BenchMain {
 
   private static String document(BenchOptions options, String started, String machine, String loadBefore,
       String loadAfter, Report report) {
-    return "# outbox4j benchmark, " + started + " UTC\n\n"
+    return "# outbox4j benchmark" + (options.mariaDb() ? " on MariaDB" : "") + ", " + started + " UTC\n\n"
         + "N = " + String.format("%,d", options.messages()) + " messages per run, " + options.runs()
-        + " measured run(s) after " + options.warmups() + " warm-up(s); 200-byte payloads; " + options.writers()
+        + " measured run(s) after " + options.warmups() + " warm-up(s); 200-byte payloads"
+        + (options.runs("large") ? " (large-message rows: 16 KiB and 256 KiB, N = " + options.largeMib()
+            + " MiB over the size, at most N)" : "") + "; " + options.writers()
         + " writers; gruelbox submitter threads " + options.gruelboxThreads() + "."
         + (options.outboxFillfactor() != 0 ? " Experiment: outbox4j table fillfactor " + options.outboxFillfactor()
             + "." : "")
         + (options.quick() ? " **Quick mode: a smoke test, not a measurement.**" : "") + "\n\n"
         + machine + "\n\nLoad average before: " + loadBefore + "; after: " + loadAfter + "\n\n"
-        + report.table() + "\n## Ratios and targets\n\n" + report.ratios();
+        + report.table() + "\n## Ratios and targets\n\n"
+        + (options.mariaDb() ? "Only the ratios whose two rows ran are listed: the others have no MariaDB form.\n\n"
+            : "")
+        + report.ratios();
   }
 
   private static Connection connect(BenchOptions options) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", options.user());
-    properties.setProperty("ApplicationName", BenchDatabase.APPLICATION_NAME + "-monitor");
+    if (!options.mariaDb()) {
+      properties.setProperty("ApplicationName", BenchDatabase.APPLICATION_NAME + "-monitor");
+    }
     return DriverManager.getConnection(options.jdbcUrl(), properties);
   }
 
-  private static String machine(Connection connection) throws SQLException {
+  private static String machine(Connection connection, boolean mariaDb) throws SQLException {
     StringBuilder out = new StringBuilder();
     out.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs (")
         .append(cpuModel()).append("), Java ").append(System.getProperty("java.version")).append(", ");
+    if (mariaDb) {
+      try (Statement statement = connection.createStatement();
+          ResultSet rows = statement.executeQuery("SELECT version(), @@innodb_flush_log_at_trx_commit,"
+              + " @@innodb_buffer_pool_size DIV 1048576, @@log_bin, @@tx_isolation, @@thread_handling")) {
+        rows.next();
+        out.append("MariaDB ").append(rows.getString(1)).append(" (innodb_flush_log_at_trx_commit ")
+            .append(rows.getString(2)).append(", buffer pool ").append(rows.getString(3)).append("MB, log_bin ")
+            .append(rows.getString(4)).append(", default isolation ").append(rows.getString(5)).append(", ")
+            .append(rows.getString(6)).append(")");
+      }
+      return out.toString();
+    }
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("SELECT split_part(version(), ' on ', 1),"
             + " current_setting('fsync'), current_setting('synchronous_commit'), current_setting('shared_buffers')")) {

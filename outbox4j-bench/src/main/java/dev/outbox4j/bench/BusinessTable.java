@@ -11,14 +11,17 @@ final class BusinessTable {
   private BusinessTable() {}
 
   static void truncate(BenchDatabase database) throws SQLException {
-    database.execute("TRUNCATE " + NAME);
+    database.truncate(NAME);
   }
 
   static void reset(BenchDatabase database) throws SQLException {
     database.execute(
         "DROP TABLE IF EXISTS " + NAME,
-        "CREATE TABLE " + NAME + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, account VARCHAR(64) NOT NULL,"
-            + " amount BIGINT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+        database.mariaDb()
+            ? "CREATE TABLE " + NAME + " (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, account VARCHAR(64) NOT NULL,"
+                + " amount BIGINT NOT NULL, created_at DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))) ENGINE = InnoDB"
+            : "CREATE TABLE " + NAME + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, account VARCHAR(64)"
+                + " NOT NULL, amount BIGINT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())");
   }
 
   /** Inserts one row on the caller's connection, inside the caller's transaction. */

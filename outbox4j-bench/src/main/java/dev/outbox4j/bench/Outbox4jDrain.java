@@ -27,6 +27,7 @@ final class Outbox4jDrain implements Scenario {
   private final boolean keyed;
   private final boolean asyncCommit;
   private final ClaimStrategy claims;
+  private final int payloadSize;
   private final List<JdbcOutboxStore> stores = new ArrayList<>();
   private final List<HikariDataSource> pools = new ArrayList<>();
   private final List<Relay> relayList = new ArrayList<>();
@@ -50,6 +51,19 @@ final class Outbox4jDrain implements Scenario {
   /** @param claims how the relays' stores hold their claims */
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit,
       ClaimStrategy claims) throws Exception {
+    this(database, keep, relays, keyed, asyncCommit, claims, Payloads.SIZE);
+  }
+
+  /**
+   * @param payloadSize the bytes of every entry's payload (unkeyed only; a large-message row's N is derived from it)
+   */
+  Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed, boolean asyncCommit,
+      ClaimStrategy claims, int payloadSize) throws Exception {
+    if (asyncCommit && database.mariaDb()) {
+      throw new IllegalArgumentException("synchronous_commit is PostgreSQL's; MariaDB's commit durability is the"
+          + " server's (innodb_flush_log_at_trx_commit)");
+    }
+    this.payloadSize = payloadSize;
     this.tables = new Outbox4jTables(database, "bench_o4j_");
     this.keep = keep;
     this.relays = relays;
@@ -75,6 +89,10 @@ final class Outbox4jDrain implements Scenario {
 
   @Override
   public String id() {
+    return baseId() + Payloads.idSuffix(payloadSize);
+  }
+
+  private String baseId() {
     if (claims != ClaimNames.REFERENCE) {
       return "outbox4j-drain" + ClaimNames.idSuffix(claims) + "-"
           + (keyed ? "ordered" : relays > 1 ? "2relays" : keep ? "keep" : "delete");
@@ -97,12 +115,18 @@ final class Outbox4jDrain implements Scenario {
         + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
         + (keep ? "keep (UPDATE)" : "delete")
         + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "")
-        + (claims == ClaimNames.REFERENCE ? "" : "; claims as " + ClaimNames.words(claims));
+        + (claims == ClaimNames.REFERENCE ? "" : "; claims as " + ClaimNames.words(claims))
+        + (payloadSize == Payloads.SIZE ? "" : ", " + Payloads.words(payloadSize) + " payloads");
+  }
+
+  @Override
+  public int payloadBytes() {
+    return payloadSize;
   }
 
   @Override
   public void prepare(int messages) throws Exception {
-    tables.fill(messages, keyed);
+    tables.fill(messages, keyed ? Outbox4jTables.KEYS : 0, payloadSize);
     delivered.reset(messages);
     timings.reset();
   }

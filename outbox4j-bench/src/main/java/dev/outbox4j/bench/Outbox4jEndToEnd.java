@@ -23,6 +23,7 @@ final class Outbox4jEndToEnd implements Scenario {
   private final BatchTimings timings = new BatchTimings();
   private final dev.outbox4j.jdbc.JdbcOutboxStore store;
   private final ClaimStrategy claims;
+  private final int payloadSize;
 
   Outbox4jEndToEnd(BenchDatabase database, int writers) throws Exception {
     this(database, writers, ClaimNames.REFERENCE);
@@ -30,7 +31,13 @@ final class Outbox4jEndToEnd implements Scenario {
 
   /** @param claims how the relay's store holds its claims */
   Outbox4jEndToEnd(BenchDatabase database, int writers, ClaimStrategy claims) throws Exception {
+    this(database, writers, claims, Payloads.SIZE);
+  }
+
+  /** @param payloadSize the bytes of every message's payload (a large-message row's N is derived from it) */
+  Outbox4jEndToEnd(BenchDatabase database, int writers, ClaimStrategy claims, int payloadSize) throws Exception {
     this.claims = claims;
+    this.payloadSize = payloadSize;
     this.database = database;
     this.writers = writers;
     this.tables = new Outbox4jTables(database, "bench_o4j_");
@@ -44,20 +51,26 @@ final class Outbox4jEndToEnd implements Scenario {
 
   @Override
   public String id() {
-    return "e2e-outbox4j" + ClaimNames.idSuffix(claims);
+    return "e2e-outbox4j" + ClaimNames.idSuffix(claims) + Payloads.idSuffix(payloadSize);
   }
 
   @Override
   public String title() {
     return "5 outbox4j: " + writers + " writers (business row + outbox.write) + 1 relay, in-process wake-up"
-        + ClaimNames.titleSuffix(claims);
+        + ClaimNames.titleSuffix(claims)
+        + (payloadSize == Payloads.SIZE ? "" : ", " + Payloads.words(payloadSize) + " payloads");
+  }
+
+  @Override
+  public int payloadBytes() {
+    return payloadSize;
   }
 
   @Override
   public void prepare(int messages) throws Exception {
     BusinessTable.truncate(database);
     tables.truncate();
-    database.execute("VACUUM ANALYZE " + BusinessTable.NAME, "VACUUM ANALYZE " + tables.outbox());
+    database.analyze(BusinessTable.NAME, tables.outbox());
     delivered.reset(messages);
     timings.reset();
   }
@@ -76,7 +89,7 @@ final class Outbox4jEndToEnd implements Scenario {
       relay.start();
       Writers.run(writerPool, writers, messages, index -> {}, (connection, index) -> {
         BusinessTable.insert(connection, index);
-        outbox.write(connection, Outbox4jTables.message(null));
+        outbox.write(connection, Outbox4jTables.message(null, payloadSize));
       }, index -> relay.wakeUp());
       delivered.await(Duration.ofMinutes(10));
     }

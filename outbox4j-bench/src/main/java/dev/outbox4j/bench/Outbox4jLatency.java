@@ -48,14 +48,18 @@ final class Outbox4jLatency implements Scenario {
   private final Outbox4jTables tables;
   private final HikariDataSource writerPool;
   private final HikariDataSource relayPool;
-  private final HikariDataSource listenerPool;
+  private final @Nullable HikariDataSource listenerPool;
   private final JdbcOutboxStore store;
   private final JdbcOutbox outbox;
   private final DeliveryCounter delivered = new DeliveryCounter();
   private long[] committedAt = new long[0];
   private long[] calledAt = new long[0];
 
+  /** @throws IllegalArgumentException for a LISTEN/NOTIFY wake-up on MariaDB, which has no notifications */
   Outbox4jLatency(BenchDatabase database, BenchOptions options, Wake wake) throws Exception {
+    if (wake != Wake.IN_PROCESS && database.mariaDb()) {
+      throw new IllegalArgumentException("MariaDB has no LISTEN/NOTIFY: only the in-process wake-up runs there");
+    }
     this.database = database;
     this.options = options;
     this.wake = wake;
@@ -63,7 +67,7 @@ final class Outbox4jLatency implements Scenario {
     BusinessTable.reset(database);
     this.writerPool = database.pool("o4j-latency-writers", options.writers(), false);
     this.relayPool = database.pool("o4j-latency-relay", 2, true);
-    this.listenerPool = database.pool("o4j-latency-listener", 1, true);
+    this.listenerPool = wake == Wake.IN_PROCESS ? null : database.pool("o4j-latency-listener", 1, true);
     tables.recreate(relayPool);
     this.store = tables.store(relayPool, Retention.deleteOnDelivery());
     this.outbox = store.outboxBuilder().withWakeUpNotify(wake == Wake.NOTIFY).build();
@@ -101,7 +105,7 @@ final class Outbox4jLatency implements Scenario {
   public void prepare(int messages) throws Exception {
     BusinessTable.truncate(database);
     tables.truncate();
-    database.execute("VACUUM ANALYZE " + BusinessTable.NAME, "VACUUM ANALYZE " + tables.outbox());
+    database.analyze(BusinessTable.NAME, tables.outbox());
     delivered.reset(messages);
     committedAt = new long[messages];
     calledAt = new long[messages];
@@ -124,7 +128,8 @@ final class Outbox4jLatency implements Scenario {
     try (Relay relay = Relay.builder(store, transport).withBatchSize(Outbox4jDrain.BATCH).build()) {
       relay.start();
       if (wake != Wake.IN_PROCESS) {
-        listener = PostgresWakeUpListener.start(listenerPool, store.tableNames(), relay::wakeUp);
+        listener = PostgresWakeUpListener.start(java.util.Objects.requireNonNull(listenerPool), store.tableNames(),
+            relay::wakeUp);
       }
       long start = System.nanoTime() + 10_000_000;
       Writers.run(writerPool, options.writers(), messages, index -> {
@@ -164,7 +169,9 @@ final class Outbox4jLatency implements Scenario {
   public void close() {
     writerPool.close();
     relayPool.close();
-    listenerPool.close();
+    if (listenerPool != null) {
+      listenerPool.close();
+    }
   }
 
   /** The row another application writes with plain SQL (docs/schema.md), carrying the index header. */

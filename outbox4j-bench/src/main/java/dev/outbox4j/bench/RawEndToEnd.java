@@ -14,12 +14,20 @@ import java.util.concurrent.locks.LockSupport;
 final class RawEndToEnd implements Scenario {
   private final BenchDatabase database;
   private final int writers;
-  private final RawOutboxTable table = new RawOutboxTable("bench_raw_e2e");
+  private final RawOutboxTable table;
+  private final int payloadSize;
   private final HikariDataSource pool;
 
   RawEndToEnd(BenchDatabase database, int writers) throws Exception {
+    this(database, writers, Payloads.SIZE);
+  }
+
+  /** @param payloadSize the bytes of every message's payload (a large-message row's N is derived from it) */
+  RawEndToEnd(BenchDatabase database, int writers, int payloadSize) throws Exception {
     this.database = database;
     this.writers = writers;
+    this.payloadSize = payloadSize;
+    this.table = RawOutboxTable.on(database, "bench_raw_e2e", payloadSize);
     BusinessTable.reset(database);
     table.create(database);
     this.pool = database.pool("raw-e2e", writers + 1, false);
@@ -27,19 +35,25 @@ final class RawEndToEnd implements Scenario {
 
   @Override
   public String id() {
-    return "e2e-raw";
+    return "e2e-raw" + Payloads.idSuffix(payloadSize);
   }
 
   @Override
   public String title() {
-    return "5 raw loop: " + writers + " writers (business row + outbox row) + 1 raw drain";
+    return "5 raw loop: " + writers + " writers (business row + outbox row) + 1 raw drain"
+        + (payloadSize == Payloads.SIZE ? "" : ", " + Payloads.words(payloadSize) + " payloads");
+  }
+
+  @Override
+  public int payloadBytes() {
+    return payloadSize;
   }
 
   @Override
   public void prepare(int messages) throws Exception {
     BusinessTable.truncate(database);
     table.fill(database, 0);
-    database.execute("VACUUM ANALYZE " + BusinessTable.NAME);
+    database.analyze(BusinessTable.NAME);
   }
 
   @Override
@@ -47,7 +61,7 @@ final class RawEndToEnd implements Scenario {
     AtomicLong drained = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread drain = new Thread(() -> {
-      try (Connection connection = pool.getConnection()) {
+      try (Connection connection = table.forDrain(pool.getConnection())) {
         connection.setAutoCommit(false);
         while (drained.get() < messages) {
           int batch = table.drainBatch(connection, RawOutboxTable.Completion.DELETE, CeilingDrain.BATCH);

@@ -8,21 +8,30 @@ import org.jspecify.annotations.Nullable;
  * @param messages messages processed
  * @param elapsedNanos wall time of the measured part
  * @param jvmCpuNanos this JVM's CPU in that time
- * @param postgresCpuNanos the PostgreSQL processes' CPU in that time
+ * @param databaseCpuNanos the PostgreSQL processes' CPU in that time
  * @param microsPerOperation the mean time of a timed operation, or NaN
  * @param latency commit-to-transport latency percentiles, or {@code null}
  * @param jitMillis the JIT compilers' time in that time ({@code CompilationMXBean#getTotalCompilationTime}, elapsed
  *     time of the compiler threads, counted in {@code jvmCpuNanos} as CPU): a large share means the row is paying for
  *     compiling code it, or a later row, runs, not for running it
+ * @param logBytes the bytes the database server wrote to its write-ahead log in that time (server-wide: other
+ *     clients' writes included)
  */
 record RunMeasurement(
     long messages,
     long elapsedNanos,
     long jvmCpuNanos,
-    long postgresCpuNanos,
+    long databaseCpuNanos,
     double microsPerOperation,
     @Nullable Latency latency,
-    long jitMillis) {
+    long jitMillis,
+    long logBytes) {
+
+  /** A run without a log figure. */
+  RunMeasurement(long messages, long elapsedNanos, long jvmCpuNanos, long databaseCpuNanos, double microsPerOperation,
+      @Nullable Latency latency, long jitMillis) {
+    this(messages, elapsedNanos, jvmCpuNanos, databaseCpuNanos, microsPerOperation, latency, jitMillis, 0);
+  }
 
   /**
    * @param p50Millis median
@@ -51,7 +60,7 @@ record RunMeasurement(
   }
 
   double cpuMicrosPerMessage() {
-    return (jvmCpuNanos + postgresCpuNanos) / 1e3 / messages;
+    return (jvmCpuNanos + databaseCpuNanos) / 1e3 / messages;
   }
 
   /** @return the JIT compilers' time per message, µs (elapsed time of the compiler threads) */
@@ -63,7 +72,12 @@ record RunMeasurement(
     return jvmCpuNanos / 1e3 / messages;
   }
 
-  double postgresMicrosPerMessage() {
-    return postgresCpuNanos / 1e3 / messages;
+  /** @return the server's write-ahead log bytes per message, KiB */
+  double logKibPerMessage() {
+    return logBytes / 1024.0 / messages;
+  }
+
+  double databaseMicrosPerMessage() {
+    return databaseCpuNanos / 1e3 / messages;
   }
 }

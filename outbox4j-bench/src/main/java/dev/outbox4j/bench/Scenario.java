@@ -37,6 +37,14 @@ interface Scenario extends AutoCloseable {
     return messages;
   }
 
+  /**
+   * @return the bytes of each message's payload: 200, or a large-message row's size (whose N the runner derives from
+   *     it, {@link BenchOptions#messagesFor})
+   */
+  default int payloadBytes() {
+    return Payloads.SIZE;
+  }
+
   @Override
   default void close() throws Exception {}
 }

@@ -11,8 +11,14 @@ import java.util.function.ToDoubleFunction;
  * @param id the scenario id
  * @param title the row label
  * @param runs the measured runs, at least one
+ * @param payloadBytes the bytes of each message's payload
  */
-record ScenarioResult(String id, String title, List<RunMeasurement> runs) {
+record ScenarioResult(String id, String title, List<RunMeasurement> runs, int payloadBytes) {
+
+  /** A result of 200-byte messages. */
+  ScenarioResult(String id, String title, List<RunMeasurement> runs) {
+    this(id, title, runs, Payloads.SIZE);
+  }
 
   ScenarioResult {
     runs = List.copyOf(runs);

@@ -42,7 +42,8 @@ final class ScenarioRunner {
       boolean compiling = true;
       while (warmups < options.warmups()
           || (warmups > 0 && compiling && warmups < options.warmups() + EXTRA_WARMUPS)) {
-        int warm = scenario.messages(Math.min(messages, options.warmupMessages()), true);
+        int warm = scenario.messages(options.messagesFor(Math.min(messages, options.warmupMessages()),
+            scenario.payloadBytes()), true);
         scenario.prepare(warm);
         long jitBefore = jitMillis();
         long started = System.nanoTime();
@@ -53,7 +54,7 @@ final class ScenarioRunner {
         warmups++;
       }
       List<RunMeasurement> runs = new ArrayList<>();
-      int measured = scenario.messages(messages, false);
+      int measured = scenario.messages(options.messagesFor(messages, scenario.payloadBytes()), false);
       try (ScenarioProfile profile = ScenarioProfile.start(scenario.id())) {
         for (int i = 0; i < options.runs(); i++) {
           scenario.prepare(measured);
@@ -65,9 +66,10 @@ final class ScenarioRunner {
           long elapsed = System.nanoTime() - start;
           CpuMeter.Usage usage = cpu.since(before);
           long jit = jitMillis() - jitBefore;
-          RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.postgresNanos(),
+          RunMeasurement run = new RunMeasurement(outcome.messages(), elapsed, usage.jvmNanos(), usage.databaseNanos(),
               outcome.operations() == 0 ? Double.NaN : outcome.operationNanos() / 1e3 / outcome.operations(),
-              outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()), jit);
+              outcome.latencies() == null ? null : RunMeasurement.Latency.of(outcome.latencies()), jit,
+              usage.logBytes());
           runs.add(run);
           log.printf(" %,.0f/s %.0fµs (JIT %.0fµs)", run.messagesPerSecond(), run.cpuMicrosPerMessage(),
               run.jitMicrosPerMessage());
@@ -75,7 +77,7 @@ final class ScenarioRunner {
         }
       }
       log.println();
-      return new ScenarioResult(scenario.id(), scenario.title(), runs);
+      return new ScenarioResult(scenario.id(), scenario.title(), runs, scenario.payloadBytes());
     }
   }
 

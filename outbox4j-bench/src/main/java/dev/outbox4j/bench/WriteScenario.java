@@ -49,7 +49,7 @@ final class WriteScenario implements Scenario {
   public void prepare(int messages) throws Exception {
     BusinessTable.truncate(database);
     reset.reset();
-    database.execute("VACUUM ANALYZE " + BusinessTable.NAME);
+    database.analyze(BusinessTable.NAME);
   }
 
   @Override

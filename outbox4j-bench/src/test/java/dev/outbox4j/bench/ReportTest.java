@@ -22,7 +22,7 @@ class ReportTest {
     }
     // median 10,000 / 15,000; lowest 8,000 / 20,000; highest 12,000 / 10,000
     assertThat(ratios).contains("| drain, delete mode: outbox4j (1 relay, unordered) / ceiling DELETE | 0.67 × |"
-        + " 0.40–1.20 | ≥ 0.6 × | **hit** |");
+        + " 0.40–1.20 | ≥ 0.7 × | **miss** |");
   }
 
   @Test
