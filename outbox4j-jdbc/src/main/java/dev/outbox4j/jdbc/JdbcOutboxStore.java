@@ -8,6 +8,8 @@ import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.jdbc.internal.LazyDialect;
 import dev.outbox4j.jdbc.internal.StatementTimeouts;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.DestinationStats;
@@ -284,6 +286,16 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   @Override
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
     return completions.markDelivered(claims, now);
+  }
+
+  /**
+   * Retires the confirmed claims inside the claim's own transaction, so that one durable commit takes both (see
+   * {@code docs/relay.md}, "One commit per batch"); on PostgreSQL, MariaDB/MySQL and H2, with either claim strategy.
+   */
+  @Override
+  public DeliveredAndClaimed markDeliveredAndClaim(Collection<Claim> delivered, Instant deliveredAt,
+      ClaimRequest next) {
+    return completions.markDeliveredAndClaim(delivered, deliveredAt, next);
   }
 
   @Override
