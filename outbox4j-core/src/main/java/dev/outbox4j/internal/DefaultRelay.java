@@ -320,7 +320,8 @@ public final class DefaultRelay implements Relay {
     }
     result = result.plus(new RelayResult(0, round.attempted(), 0, 0, 0, 0, 0));
     OutcomeRecorder.PassOutcomes outcomes = new OutcomeRecorder.PassOutcomes();
-    boolean busy = ahead != null && claimWithConfirmations && claims.size() >= settings.batchSize();
+    boolean busy = ahead != null && claimWithConfirmations && settings.store().combinesDeliveredAndClaim()
+        && claims.size() >= settings.batchSize();
     while (!round.isOver()) {
       List<Delivery> answered = answers.nextWave(round);
       recordStart = System.nanoTime();

@@ -255,6 +255,12 @@ public final class InMemoryOutboxStore implements OutboxStore {
   }
 
   /** Both halves under the store's lock: no other call sees the retirement without the claim. */
+  /** {@code true}: both halves run under the store's one lock, at no cost beyond the two calls'. */
+  @Override
+  public boolean combinesDeliveredAndClaim() {
+    return true;
+  }
+
   @Override
   public DeliveredAndClaimed markDeliveredAndClaim(Collection<Claim> delivered, Instant deliveredAt,
       ClaimRequest next) {

@@ -181,6 +181,19 @@ public interface OutboxStore {
   }
 
   /**
+   * Whether the relay should use {@link #markDeliveredAndClaim} between full batches. {@code false} by default, and
+   * then the relay retires confirmations and claims its next batch with the two calls, as before: on PostgreSQL the
+   * combined step measured slower than the two calls (its completion commits without waiting for the flush on its
+   * own, see {@code docs/relay.md}, "One commit per batch"), so a store says {@code true} only where it is asked to or
+   * where the step costs nothing.
+   *
+   * @return {@code true} when the relay should take the combined step
+   */
+  default boolean combinesDeliveredAndClaim() {
+    return false;
+  }
+
+  /**
    * Records a failed attempt: counts it, keeps the error, releases the claim and schedules the next attempt. The first
    * such failure since the entry was written or requeued also records its {@linkplain OutboxEntry#firstFailedAt() first
    * failure time} (the store's clock), from which the retry policy's time budget counts.
