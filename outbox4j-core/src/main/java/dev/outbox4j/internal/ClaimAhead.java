@@ -7,7 +7,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The next batch, claimed while the current one waits for its broker's answers. Not API.
+ * The next batch, claimed while the current one waits for its broker's answers, or together with its last
+ * confirmations ({@link #hold}). Not API.
  *
  * <h2>Why it exists</h2>
  * With a broker, most of a pass is waiting: the whole batch is sent, then the relay waits for the confirmations. A relay
@@ -69,6 +70,29 @@ final class ClaimAhead {
     } catch (RuntimeException e) {
       RelayLog.LOGGER.log(System.Logger.Level.DEBUG, "claim ahead failed; the next pass claims for itself", e);
     }
+  }
+
+  /** @return whether a batch claimed ahead waits here for the next pass */
+  boolean holdsBatch() {
+    return next != null;
+  }
+
+  /**
+   * Keeps a batch claimed together with the previous batch's confirmations ({@link ClaimStep#retireAndClaim}) for the
+   * next pass, which takes it as a batch claimed ahead.
+   *
+   * @param started when its claim began ({@link System#nanoTime()})
+   * @param claimedAt the time its claim was made at, on the relay's clock: its leases count from it
+   */
+  void hold(List<Claim> claims, long started, Instant claimedAt) {
+    if (claims.isEmpty()) {
+      return;
+    }
+    if (next != null) {
+      throw new IllegalStateException("a batch claimed ahead is held already");
+    }
+    next = new Batch(claims, started, Duration.ofNanos(System.nanoTime() - started));
+    this.claimedAt = claimedAt;
   }
 
   /**

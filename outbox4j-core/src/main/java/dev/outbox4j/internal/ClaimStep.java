@@ -5,6 +5,8 @@ import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.spi.AtomicBatches;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.DeliveryRecordGoneException;
 import dev.outbox4j.spi.OutboxStore;
 import java.time.Duration;
@@ -83,9 +85,32 @@ final class ClaimStep {
    * @return the claims, in {@code seq} order
    */
   List<Claim> claim(int limit, Instant now) {
-    OutboxStore store = settings.store();
-    List<Claim> claims = store.claim(limit, now, settings.lease(), lanes.any() ? settings.batchSize() : 1,
+    ClaimRequest request = request(limit, now);
+    return cut(settings.store().claim(request.limit(), request.now(), request.lease(), request.maxRun(),
+        request.skippedDestinations()));
+  }
+
+  /**
+   * Retires confirmed claims and claims the next batch in one step of the store
+   * ({@link OutboxStore#markDeliveredAndClaim}): one transaction, one commit, where the store can.
+   *
+   * @param delivered the confirmed claims
+   * @param deliveredAt the confirmation time
+   * @return the confirmed claims that were lost, and the next batch's claims as {@link #claim} returns them
+   */
+  DeliveredAndClaimed retireAndClaim(List<Claim> delivered, Instant deliveredAt, int limit, Instant now) {
+    DeliveredAndClaimed done = settings.store().markDeliveredAndClaim(delivered, deliveredAt, request(limit, now));
+    return new DeliveredAndClaimed(done.lost(), cut(done.claims()));
+  }
+
+  /** @return the claim a pass makes now: runs of a key once a destination with atomic batches was met */
+  private ClaimRequest request(int limit, Instant now) {
+    return new ClaimRequest(limit, now, settings.lease(), lanes.any() ? settings.batchSize() : 1,
         skippedDestinations(now));
+  }
+
+  /** Counts the takeovers among fresh claims and cuts their runs to what can go in one atomic batch. */
+  private List<Claim> cut(List<Claim> claims) {
     tally.add("expired claims taken over (an earlier claim ended without an outcome)",
         (int) claims.stream().filter(Claim::inDoubt).count());
     Map<String, Claim> heads = new HashMap<>();

@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       down?). Before sending, the gates sort the claims: a paused destination's entries are held back (a few of
  *       them sent as its probe; none for a destination an operator paused, read through {@link OperatorPauses}), so one
  *       failing destination never takes another's place or time.
- *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one. The background worker is a
+ *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one; a full batch answered at once
+ *       has the next one claimed with its last confirmations, in one transaction of the store
+ *       ({@link OutcomeRecorder.ClaimWithConfirmations}). The background worker is a
  *       {@link PassLoop}. This class only owns the lifecycle they share.
  *   <li><b>Only a confirmation retires an entry.</b> A delivery still unanswered when shutdown gives up is left
  *       claimed, untouched, and its lease hands it to the next relay. Marking it delivered would turn an unconfirmed
@@ -113,7 +115,7 @@ public final class DefaultRelay implements Relay {
     ClaimAhead ahead = new ClaimAhead(settings, claimStep);
     try {
       for (int i = 0; i < maxPasses; i++) {
-        RelayResult result = pass(ahead, i + 1 < maxPasses);
+        RelayResult result = pass(ahead, i + 1 < maxPasses, i + 1 < maxPasses);
         total = total.plus(result);
         boolean probeAhead = (result.claimed() == 0 || onlyPausedDestinations(result)) && probeInTheFuture();
         if (result.claimed() == 0 && !probeAhead) {
@@ -266,7 +268,7 @@ public final class DefaultRelay implements Relay {
   // ------------------------------------------------------------------------------------------------ one pass
 
   RelayResult pass() {
-    return pass(null, false);
+    return pass(null, false, false);
   }
 
   /**
@@ -276,8 +278,11 @@ public final class DefaultRelay implements Relay {
    *     for a flush
    * @param claimAhead whether this pass may claim the next batch during its wait (when its own batch is full): not on
    *     the last pass a drain may run, nor once the relay is stopping
+   * @param claimWithConfirmations whether this pass may claim the next batch together with its last confirmations, in
+   *     one step of the store (when its own batch is full and nothing was claimed ahead): as {@code claimAhead}, but
+   *     with any number of workers
    */
-  RelayResult pass(@Nullable ClaimAhead ahead, boolean claimAhead) {
+  RelayResult pass(@Nullable ClaimAhead ahead, boolean claimAhead, boolean claimWithConfirmations) {
     Map<String, OperatorPause> operatorPaused = operatorPauses.current(); // read even when idle: pausedDestinations()
     long started = System.nanoTime();
     ClaimAhead.Batch taken = ahead == null ? null : ahead.take();
@@ -315,10 +320,18 @@ public final class DefaultRelay implements Relay {
     }
     result = result.plus(new RelayResult(0, round.attempted(), 0, 0, 0, 0, 0));
     OutcomeRecorder.PassOutcomes outcomes = new OutcomeRecorder.PassOutcomes();
+    boolean busy = ahead != null && claimWithConfirmations && settings.store().combinesDeliveredAndClaim()
+        && claims.size() >= settings.batchSize();
     while (!round.isOver()) {
       List<Delivery> answered = answers.nextWave(round);
       recordStart = System.nanoTime();
-      result = result.plus(recorder.recordWave(answered, outcomes));
+      // The last wave's confirmations go with the next batch's claim: one transaction (one commit) where the store
+      // can, instead of the completion's and the next pass's own. Never an earlier wave's: the claim would wait for
+      // nothing, and the confirmations are not held back for it either.
+      OutcomeRecorder.ClaimWithConfirmations next = busy && round.isOver() && !ahead.holdsBatch()
+          && state.get() != State.STOPPING && state.get() != State.CLOSED
+          ? new OutcomeRecorder.ClaimWithConfirmations(claimStep, ahead, settings.batchSize()) : null;
+      result = result.plus(recorder.recordWave(answered, outcomes, next));
       recording += System.nanoTime() - recordStart;
     }
     recordStart = System.nanoTime();

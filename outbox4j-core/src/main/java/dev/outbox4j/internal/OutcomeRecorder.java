@@ -6,6 +6,7 @@ import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.RelayResult;
 import dev.outbox4j.RetryPolicy;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.DeliveryOutcome;
 import dev.outbox4j.spi.OutboxStore;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the outcomes of a pass's deliveries to the store. Not API.
@@ -82,7 +84,23 @@ final class OutcomeRecorder {
    *
    * @return the counts recorded
    */
-  RelayResult recordWave(List<Delivery> answered, PassOutcomes outcomes) {
+  /**
+   * The next batch's claim, to make with a wave's confirmations in one step of the store
+   * ({@link ClaimStep#retireAndClaim}); the claims go to {@code ahead} for the next pass.
+   *
+   * @param limit the most entries to claim
+   */
+  record ClaimWithConfirmations(ClaimStep claimStep, ClaimAhead ahead, int limit) {}
+
+  /**
+   * Records a wave: its confirmations in one call, then its permanent failures one by one; keeps its retryable failures
+   * in {@code outcomes} for {@link #recordRetryable}. With {@code next}, the confirmations are retired together with the
+   * claim of the next batch, when the wave confirmed something.
+   *
+   * @param next the next batch's claim, or {@code null} to claim nothing here
+   * @return the counts recorded
+   */
+  RelayResult recordWave(List<Delivery> answered, PassOutcomes outcomes, @Nullable ClaimWithConfirmations next) {
     List<Delivery> confirmed = new ArrayList<>();
     List<Delivery> permanent = new ArrayList<>();
     List<Delivery> unsent = new ArrayList<>();
@@ -110,7 +128,7 @@ final class OutcomeRecorder {
       outcomes.confirmed.merge(delivery.claim.message().destination(),
           arrived != null ? arrived : settings.clock().instant(), (a, b) -> a.isAfter(b) ? a : b);
     }
-    RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed);
+    RelayResult result = confirmed.isEmpty() ? RelayResult.EMPTY : retire(confirmed, next);
     if (!unsent.isEmpty()) {
       result = result.plus(handBack(unsent));
     }
@@ -181,12 +199,13 @@ final class OutcomeRecorder {
     return new RelayResult(0, 0, 0, 0, held.claims().size() - lost.size(), 0, lost.size());
   }
 
-  private RelayResult retire(List<Delivery> confirmed) {
+  private RelayResult retire(List<Delivery> confirmed, @Nullable ClaimWithConfirmations next) {
     List<Claim> claims = new ArrayList<>(confirmed.size());
     for (Delivery delivery : confirmed) {
       claims.add(delivery.claim);
     }
-    List<Claim> lostClaims = store.markDelivered(claims, settings.clock().instant());
+    List<Claim> lostClaims = next == null ? store.markDelivered(claims, settings.clock().instant())
+        : retireAndClaim(claims, next);
     Set<UUID> lostIds = new HashSet<>();
     for (Claim claim : lostClaims) {
       lostIds.add(claim.id());
@@ -199,6 +218,28 @@ final class OutcomeRecorder {
       }
     }
     return new RelayResult(0, 0, claims.size() - lostClaims.size(), 0, 0, 0, lostClaims.size());
+  }
+
+  /**
+   * Retires confirmed claims and claims the next batch in one step of the store, and keeps that batch for the next
+   * pass. Should the step fail, the confirmations are retired on their own (a store that does the step in one
+   * transaction changed nothing), and the next pass claims for itself, meeting the failure if it lasts.
+   *
+   * @return the confirmed claims that were lost
+   */
+  private List<Claim> retireAndClaim(List<Claim> claims, ClaimWithConfirmations next) {
+    long started = System.nanoTime();
+    Instant now = settings.clock().instant();
+    DeliveredAndClaimed done;
+    try {
+      done = next.claimStep().retireAndClaim(claims, now, next.limit(), now);
+    } catch (RuntimeException e) {
+      RelayLog.LOGGER.log(System.Logger.Level.DEBUG, "retiring the confirmations with the next claim failed; they are"
+          + " retired on their own, and the next pass claims for itself", e);
+      return store.markDelivered(claims, now);
+    }
+    next.ahead().hold(done.claims(), started, now);
+    return done.lost();
   }
 
   /**

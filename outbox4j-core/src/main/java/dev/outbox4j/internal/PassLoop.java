@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once, with the batch claimed during this
  *       pass's wait for its answers ({@link ClaimAhead}) when this is the relay's only worker; after a partial one it
  *       lingers a moment so a stream of small commits (each of which wakes the relay) is claimed in batches, not one
- *       pass per commit.
+ *       pass per commit. A full batch whose next one was not claimed ahead has it claimed with its last confirmations,
+ *       in one step of the store ({@link OutcomeRecorder.ClaimWithConfirmations}): one commit per batch.
  *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
  *   <li><b>A destination down does not stop the loop.</b> Its entries are held back and probed by the passes
  *       ({@link DestinationGates}); a pass that found nothing but such entries counts as idle, so the poll (and a
@@ -57,7 +58,8 @@ final class PassLoop implements Runnable {
         int claimed = 0;
         boolean waitingForProbes = false;
         try {
-          RelayResult result = relay.pass(ahead, mayClaimAhead && relay.state.get() == DefaultRelay.State.RUNNING);
+          boolean running = relay.state.get() == DefaultRelay.State.RUNNING;
+          RelayResult result = relay.pass(ahead, mayClaimAhead && running, running);
           claimed = result.claimed();
           waitingForProbes = relay.onlyPausedDestinations(result);
           passFailures.recovered();

@@ -11,6 +11,8 @@ import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.internal.EntryTransitions;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.DestinationStats;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
@@ -177,15 +179,7 @@ public final class InMemoryOutboxStore implements OutboxStore {
 
   @Override
   public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skippedDestinations) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be positive, was " + limit);
-    }
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, was " + lease);
-    }
-    if (maxRun < 1) {
-      throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
-    }
+    new ClaimRequest(limit, now, lease, maxRun, skippedDestinations); // checks the arguments
     UUID token = UUID.randomUUID();
     Instant leaseUntil = now.plus(lease);
     List<Row> taken = new ArrayList<>();
@@ -258,6 +252,23 @@ public final class InMemoryOutboxStore implements OutboxStore {
   @Override
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
     return eachHeld(claims, row -> retire(row, now, null));
+  }
+
+  /** Both halves under the store's lock: no other call sees the retirement without the claim. */
+  /** {@code true}: both halves run under the store's one lock, at no cost beyond the two calls'. */
+  @Override
+  public boolean combinesDeliveredAndClaim() {
+    return true;
+  }
+
+  @Override
+  public DeliveredAndClaimed markDeliveredAndClaim(Collection<Claim> delivered, Instant deliveredAt,
+      ClaimRequest next) {
+    synchronized (lock) {
+      List<Claim> lost = markDelivered(delivered, deliveredAt);
+      return new DeliveredAndClaimed(lost, claim(next.limit(), next.now(), next.lease(), next.maxRun(),
+          next.skippedDestinations()));
+    }
   }
 
   /** Applies {@code change} to the row of every claim still held; returns the claims that were lost. */

@@ -3,6 +3,7 @@ package dev.outbox4j.jdbc;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -137,24 +138,48 @@ final class ClaimFace extends StoreJdbc {
 
   /** See {@link dev.outbox4j.spi.OutboxStore#claim(int, Instant, Duration, int, Set)}. */
   public List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skipped) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be positive, was " + limit);
-    }
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, was " + lease);
-    }
-    if (maxRun < 1) {
-      throw new IllegalArgumentException("maxRun must be positive, was " + maxRun);
-    }
+    return claim(limit, now, lease, maxRun, skipped, null);
+  }
+
+  /** Work a leased-row claim runs first in its transaction. */
+  @FunctionalInterface
+  interface First {
+    void run(Connection connection) throws SQLException;
+  }
+
+  /**
+   * A claim that runs {@code first} in its transaction before its own statements (after, on PostgreSQL, the
+   * transaction's settings): the combined step's retirement ({@link Completions#markDeliveredAndClaim}), so that both
+   * commit together or not at all, and the claim sees what {@code first} changed. Leased rows only: a leased-batch
+   * claim does this in {@link LeasedBatchClaims#completeAndClaim}, which keeps its batches' books.
+   *
+   * @param first the work, run again with the claim should the database abort the transaction as a deadlock victim;
+   *     {@code null} for none
+   */
+  List<Claim> claim(int limit, Instant now, Duration lease, int maxRun, Set<String> skipped, @Nullable First first) {
+    new ClaimRequest(limit, now, lease, maxRun, skipped); // checks the arguments
     int wanted = Math.min(limit, JdbcOutboxStore.MAX_CLAIM);
     Instant leaseUntil = JdbcDialect.storable(now.plus(lease));
     if (batches()) {
+      if (first != null) {
+        throw new IllegalStateException("a leased-batch claim runs its first work in LeasedBatchClaims");
+      }
       return batchClaims.claim(wanted, now, lease, leaseUntil, maxRun, skipped);
     }
     UUID token = UUID.randomUUID();
+    String what = first == null ? "claim" : "markDeliveredAndClaim";
+    // After work of its own in the transaction, what the claim learns about where to read holds only once it commits
+    // (LeasedBatchClaims#lock): kept until then.
+    List<Runnable> floorChanges = new ArrayList<>();
+    java.util.function.Consumer<Runnable> floorChange = first == null ? Runnable::run : floorChanges::add;
     List<OutboxRows.Read> claimed = isPostgres()
-        ? inTransaction("claim", c -> {
-          LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease, skipped);
+        ? inTransaction(what, c -> {
+          floorChanges.clear(); // a deadlock victim runs this again
+          LeasedBatchClaims.begin(c, lease);
+          if (first != null) {
+            first.run(c);
+          }
+          LeasedBatchClaims.Locked locked = batchClaims.lock(c, wanted, now, lease, skipped, floorChange);
           if (locked.seqs().isEmpty()) {
             return List.of();
           }
@@ -170,11 +195,16 @@ final class ClaimFace extends StoreJdbc {
           }
           return claimLockedRuns(c, plan, now, leaseUntil, token);
         })
-        : inClaimTransaction("claim", c -> {
-          List<Long> candidates = candidates(c, wanted, now, skipped);
+        : inClaimTransaction(what, c -> {
+          floorChanges.clear();
+          if (first != null) {
+            first.run(c);
+          }
+          List<Long> candidates = candidates(c, wanted, now, skipped, floorChange);
           return candidates.isEmpty() ? List.of()
               : claimLockThenUpdate(c, candidates, wanted, now, leaseUntil, token, maxRun);
         });
+    floorChanges.forEach(Runnable::run); // committed
     List<Claim> claims = new ArrayList<>(claimed.size());
     claimed.stream().sorted(Comparator.comparingLong(read -> read.entry().sequence()))
         .forEach(read -> claims.add(new Claim(read.entry(), token, leaseUntil, read.inDoubtSince())));
@@ -208,7 +238,8 @@ final class ClaimFace extends StoreJdbc {
    *
    * @return candidate {@code seq}s, ascending
    */
-  List<Long> candidates(Connection connection, int limit, Instant now, Set<String> skipped) throws SQLException {
+  List<Long> candidates(Connection connection, int limit, Instant now, Set<String> skipped,
+      java.util.function.Consumer<Runnable> floorChanges) throws SQLException {
     int spare = 2 * limit;
     if (headsFirst) {
       List<Long> heads = headsAndUnkeyed(connection, spare, now, skipped);
@@ -241,7 +272,9 @@ final class ClaimFace extends StoreJdbc {
       }
     }
     if (windowFloor != null && reading != null) {
-      windowFloor.advance(reading, firstWaiting);
+      ClaimFloor.Reading sampled = reading;
+      long first = firstWaiting;
+      floorChanges.accept(() -> windowFloor.advance(sampled, first));
     }
     if (windowRows < spare || found.size() >= limit) {
       return found;

@@ -2,6 +2,9 @@ package dev.outbox4j.jdbc;
 
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,7 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The completions of claims (delivered, released, failed, postponed, quarantined), each fenced by the strategy that
@@ -28,6 +33,10 @@ import java.util.function.Function;
  * token is still there. A batch is retired in one statement per token and 500 claims ({@code DELETE/UPDATE ...
  * RETURNING id} on PostgreSQL; without RETURNING one statement + COMMIT when no claim was lost, and a second, locking
  * pass to find out which were lost only when the row count falls short).
+ *
+ * <h2>The step between two batches</h2>
+ * {@link #markDeliveredAndClaim} retires a batch's confirmations inside the next claim's transaction, fenced exactly as
+ * on their own; see {@code docs/relay.md}, "One commit per batch".
  *
  * <h2>Entries in doubt</h2>
  * {@link #markFailed}, {@link #postpone} and {@link #quarantine} record an outcome, so they clear {@code in_doubt_since}
@@ -46,15 +55,122 @@ final class Completions extends StoreJdbc {
 
   public List<Claim> markDelivered(Collection<Claim> claims, Instant now) {
     if (claimFace.batches()) {
-      return inChunks(claims, chunk -> retention.deletesOnDelivery()
-          ? claimFace.batchClaims.complete("markDelivered", chunk, "DELETE FROM " + table + " o", (s, first) -> first)
-          : claimFace.batchClaims.complete("markDelivered", chunk, "UPDATE " + table + " o SET status = 'DELIVERED',"
-              + " delivered_at = ?, in_doubt_since = NULL, version = o.version + 1", (s, first) -> {
-                dialect.setInstant(s, first, now);
-                return first + 1;
-              }));
+      return inChunks(claims, chunk -> claimFace.batchClaims.complete("markDelivered", chunk, retiredBatchEntries(),
+          retiredBinder(now)));
     }
     return byTokenInChunks(claims, (token, chunk) -> retire(token, chunk, now));
+  }
+
+  /**
+   * See {@link dev.outbox4j.spi.OutboxStore#markDeliveredAndClaim}: the confirmed claims are retired inside the claim's
+   * own transaction, as its first change after the transaction's settings, so that one commit (the claim's, durable)
+   * takes both, and the claim sees the retirement. Every fence of a completion holds there as it does on its own: under
+   * leased batches the batch row's change gates the outcome and the entries' versions fence it
+   * ({@link LeasedBatchClaims#completeAndClaim}); under leased rows the token does ({@link #retireIn}).
+   *
+   * <p>Done separately, as two calls, when the confirmed claims come from more than one claim or are more than one
+   * statement binds (a relay's confirmations come from one claim), and, on a database without {@code RETURNING}
+   * (MariaDB/MySQL, H2), when a confirmed claim was lost: the step is rolled back whole and the retirement done on its
+   * own learns which.
+   */
+  public DeliveredAndClaimed markDeliveredAndClaim(Collection<Claim> delivered, Instant deliveredAt,
+      ClaimRequest next) {
+    List<Claim> done = List.copyOf(delivered);
+    if (done.isEmpty() || done.size() > MAX_IDS_PER_STATEMENT
+        || done.stream().map(Claim::token).distinct().count() > 1) {
+      return separately(done, deliveredAt, next);
+    }
+    if (claimFace.batches()) {
+      return claimFace.batchClaims.completeAndClaim(done, retiredBatchEntries(), retiredBinder(deliveredAt),
+          Math.min(next.limit(), JdbcOutboxStore.MAX_CLAIM), next.now(), next.lease(),
+          JdbcDialect.storable(next.now().plus(next.lease())), next.maxRun(), next.skippedDestinations());
+    }
+    UUID token = done.get(0).token();
+    AtomicReference<Set<UUID>> retired = new AtomicReference<>(Set.of());
+    List<Claim> claims;
+    try {
+      claims = claimFace.claim(next.limit(), next.now(), next.lease(), next.maxRun(), next.skippedDestinations(),
+          c -> retired.set(retireIn(c, token, done, deliveredAt)));
+    } catch (ClaimsLost e) {
+      return separately(done, deliveredAt, next);
+    }
+    Set<UUID> applied = retired.get();
+    return new DeliveredAndClaimed(done.stream().filter(claim -> !applied.contains(claim.id())).toList(), claims);
+  }
+
+  private DeliveredAndClaimed separately(List<Claim> done, Instant deliveredAt, ClaimRequest next) {
+    List<Claim> lost = done.isEmpty() ? List.of() : markDelivered(done, deliveredAt);
+    return new DeliveredAndClaimed(lost, claimFace.claim(next.limit(), next.now(), next.lease(), next.maxRun(),
+        next.skippedDestinations()));
+  }
+
+  /** A confirmed claim of the combined step was lost, on a database that cannot tell which in one statement. */
+  private static final class ClaimsLost extends RuntimeException {
+    ClaimsLost() {
+      super("a confirmed claim was lost", null, false, false);
+    }
+  }
+
+  /**
+   * Retires confirmed leased-row claims of one token on the caller's connection, in its transaction: the same fenced
+   * statement as {@link #retire}.
+   *
+   * @return the ids retired
+   * @throws ClaimsLost on a database without {@code RETURNING} when fewer rows changed than were confirmed (the caller's
+   *     transaction is then rolled back)
+   */
+  private Set<UUID> retireIn(Connection c, UUID token, List<Claim> claims, Instant now) throws SQLException {
+    List<Long> seqs = claims.stream().map(claim -> claim.entry().sequence()).toList();
+    String sql = retiredRows() + " WHERE claim_token = ? AND " + WAITING + " AND seq IN " + placeholders(seqs.size());
+    if (dialect.supportsReturning()) {
+      try (PreparedStatement prepared = c.prepareStatement(sql + " RETURNING id")) {
+        bindFenced(prepared, retiredRowsBinder(now), token, seqs);
+        Set<UUID> applied = new HashSet<>();
+        try (ResultSet result = prepared.executeQuery()) {
+          while (result.next()) {
+            applied.add(dialect.getUuid(result, "id"));
+          }
+        }
+        return applied;
+      }
+    }
+    try (PreparedStatement prepared = c.prepareStatement(sql)) {
+      bindFenced(prepared, retiredRowsBinder(now), token, seqs);
+      if (prepared.executeUpdate() != claims.size()) {
+        throw new ClaimsLost();
+      }
+    }
+    return claims.stream().map(Claim::id).collect(Collectors.toSet());
+  }
+
+  /** @return the outcome of confirmed leased-batch claims, for {@link LeasedBatchClaims#complete} */
+  private String retiredBatchEntries() {
+    return retention.deletesOnDelivery() ? "DELETE FROM " + table + " o"
+        : "UPDATE " + table + " o SET status = 'DELIVERED', delivered_at = ?, in_doubt_since = NULL,"
+            + " version = o.version + 1";
+  }
+
+  /** Binds {@link #retiredBatchEntries()}'s parameters. */
+  private LeasedBatchClaims.Binder retiredBinder(Instant now) {
+    return retention.deletesOnDelivery() ? (s, first) -> first : (s, first) -> {
+      dialect.setInstant(s, first, now);
+      return first + 1;
+    };
+  }
+
+  /** @return the outcome of confirmed leased-row claims, without its WHERE clause */
+  private String retiredRows() {
+    return retention.deletesOnDelivery() ? dialect.deleteByPrimaryKey(table) : "UPDATE " + dialect.byPrimaryKey(table)
+        + " SET status = 'DELIVERED', delivered_at = ?, in_doubt_since = NULL, claim_token = NULL, lease_until = NULL,"
+        + " version = version + 1";
+  }
+
+  /** Binds {@link #retiredRows()}'s parameters. */
+  private Binder retiredRowsBinder(Instant now) {
+    return retention.deletesOnDelivery() ? s -> 1 : s -> {
+      dialect.setInstant(s, 1, now);
+      return 2;
+    };
   }
 
   public List<Claim> release(Collection<Claim> claims) {
@@ -100,15 +216,7 @@ final class Completions extends StoreJdbc {
 
   /** Retires confirmed claims: deletes them or marks them delivered; returns the ids that still carried the token. */
   Set<UUID> retire(UUID token, List<Claim> claims, Instant now) {
-    if (retention.deletesOnDelivery()) {
-      return fencedByToken("markDelivered", token, claims, dialect.deleteByPrimaryKey(table), s -> 1);
-    }
-    return fencedByToken("markDelivered", token, claims, "UPDATE " + dialect.byPrimaryKey(table)
-        + " SET status = 'DELIVERED', delivered_at = ?, in_doubt_since = NULL, claim_token = NULL, lease_until = NULL,"
-        + " version = version + 1", s -> {
-          dialect.setInstant(s, 1, now);
-          return 2;
-        });
+    return fencedByToken("markDelivered", token, claims, retiredRows(), retiredRowsBinder(now));
   }
 
   /**

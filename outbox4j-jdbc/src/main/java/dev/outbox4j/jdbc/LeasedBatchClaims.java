@@ -4,6 +4,7 @@ import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -83,6 +84,10 @@ import org.jspecify.annotations.Nullable;
  * never an early copy. Nothing can be sent on the strength of a lost completion either: the claim that hands out the
  * next entry of a key commits waiting for the flush, and the WAL is flushed in order, so the completion before it is
  * durable by then (and, with a synchronous standby, on the standby).
+ *
+ * <p>The step between two batches ({@link #completeAndClaim}) runs a completion statement inside the next claim's
+ * transaction, after the claim's settings and without the asynchronous commit: one durable commit takes both, or a
+ * rollback neither.
  *
  * <p>One piece on purpose: the claim and its completions are the two halves of one fencing protocol on the batch row
  * (a completion applies only while the row its claim wrote is there; a takeover deletes it), and each statement's
@@ -223,24 +228,115 @@ final class LeasedBatchClaims {
     UUID token = UUID.randomUUID();
     Map<Long, Long> previous = new HashMap<>();
     Map<Long, Long> noted = connections.inTransaction("claim", c -> {
-      previous.clear(); // a deadlock victim runs this again
-      Locked locked = lock(c, limit, now, lease, skipped);
-      if (locked.seqs().isEmpty()) {
-        return Map.of();
-      }
-      if (maxRun == 1) {
-        if (locked.takeOver()) {
-          takeOver(c, locked.seqs(), now);
-        }
-        return note(c, locked.seqs(), token, leaseUntil, now);
-      }
-      KeyRuns.Plan plan = runs.followPostgres(c, locked.seqs(), maxRun, limit, now);
-      previous.putAll(plan.previous());
-      if (locked.takeOver() || plan.stale()) {
-        takeOver(c, plan.seqs(), now);
-      }
-      return noteRuns(c, plan, token, leaseUntil, now);
+      begin(c, lease);
+      return claimIn(c, token, previous, limit, now, lease, leaseUntil, maxRun, skipped, Runnable::run);
     });
+    return handOut(token, noted, previous, leaseUntil);
+  }
+
+  /**
+   * Sets a PostgreSQL claim's transaction up ({@link ClaimSession#postgres}): its first statement, before any other.
+   */
+  static void begin(Connection c, Duration lease) throws SQLException {
+    try (Statement set = c.createStatement()) {
+      set.execute(ClaimSession.postgres(lease)); // isolation, durability and bounds of this transaction: first
+    }
+  }
+
+  /**
+   * The claim's statements, in its transaction after {@link #begin}: lock, take over, note.
+   *
+   * @param previous filled with each run member's previous member (runs only)
+   * @return the noted entries' versions by {@code seq}
+   */
+  private Map<Long, Long> claimIn(Connection c, UUID token, Map<Long, Long> previous, int limit, Instant now,
+      Duration lease, Instant leaseUntil, int maxRun, Set<String> skipped,
+      java.util.function.Consumer<Runnable> floorChanges) throws SQLException {
+    previous.clear(); // a deadlock victim runs this again
+    Locked locked = lock(c, limit, now, lease, skipped, floorChanges);
+    if (locked.seqs().isEmpty()) {
+      return Map.of();
+    }
+    if (maxRun == 1) {
+      if (locked.takeOver()) {
+        takeOver(c, locked.seqs(), now);
+      }
+      return note(c, locked.seqs(), token, leaseUntil, now);
+    }
+    KeyRuns.Plan plan = runs.followPostgres(c, locked.seqs(), maxRun, limit, now);
+    previous.putAll(plan.previous());
+    if (locked.takeOver() || plan.stale()) {
+      takeOver(c, plan.seqs(), now);
+    }
+    return noteRuns(c, plan, token, leaseUntil, now);
+  }
+
+  /**
+   * Retires confirmed claims of one batch and claims the next batch in one transaction, with one commit (the claim's,
+   * which waits for the WAL flush): the step between two batches of a busy relay
+   * ({@link dev.outbox4j.spi.OutboxStore#markDeliveredAndClaim}). The transaction runs the claim's settings first, then
+   * the completion statement exactly as {@link #complete} runs it (the batch row's change gating the outcome, the
+   * entries' versions fencing it) but without choosing an asynchronous commit, then the claim's statements, which see
+   * the completion (a retired head lets its key's next entry be claimed). Either both commit, durably, or neither.
+   *
+   * @param done confirmed claims of one batch, at most {@link StoreJdbc#MAX_IDS_PER_STATEMENT}
+   * @param change the outcome, as for {@link #complete}
+   * @return the lost claims of {@code done}, and the new claims
+   */
+  DeliveredAndClaimed completeAndClaim(List<Claim> done, String change, Binder binder, int limit, Instant now,
+      Duration lease, Instant leaseUntil, int maxRun, Set<String> skipped) {
+    forgetExpired(now);
+    UUID doneToken = done.get(0).token();
+    Map<Long, Long> versions = new HashMap<>();
+    for (Claim claim : done) {
+      if (!claim.token().equals(doneToken)) {
+        throw new IllegalArgumentException("the confirmed claims must come from one batch");
+      }
+      versions.put(claim.entry().sequence(), claim.entry().version());
+    }
+    Batch batch = batches.get(doneToken);
+    UUID token = UUID.randomUUID();
+    Map<Long, Long> previous = new HashMap<>();
+    Map<Long, Long> noted;
+    Set<Long> applied;
+    // Completions of one batch are serialised in this store (a batch it does not know needs no lock of its own).
+    synchronized (batch != null ? batch : versions) {
+      Set<Long> remaining = batch == null ? new HashSet<>() : new HashSet<>(batch.open);
+      remaining.removeAll(versions.keySet());
+      boolean last = batch != null && remaining.isEmpty();
+      String sql = completion(last ? "DELETE FROM " + claimTable + " WHERE token = ? RETURNING 1" : trim(), true,
+          change, false);
+      Set<Long> seqsParameter = last ? null : versions.keySet();
+      record Both(Set<Long> applied, Map<Long, Long> noted) {}
+      List<Runnable> floorChanges = new ArrayList<>();
+      Both both = connections.inTransaction("markDeliveredAndClaim", c -> {
+        floorChanges.clear(); // a deadlock victim runs this again
+        begin(c, lease);
+        Set<Long> retired = applyOn(c, sql, doneToken, seqsParameter, versions, binder);
+        return new Both(retired,
+            claimIn(c, token, previous, limit, now, lease, leaseUntil, maxRun, skipped, floorChanges::add));
+      });
+      floorChanges.forEach(Runnable::run); // committed: what the claim learnt holds
+      applied = both.applied();
+      noted = both.noted();
+      if (batch != null) {
+        batch.open.removeAll(versions.keySet());
+        if (last) {
+          batches.remove(doneToken);
+        }
+      }
+    }
+    List<Claim> lost = done.stream().filter(claim -> !applied.contains(claim.entry().sequence())).toList();
+    return new DeliveredAndClaimed(lost, handOut(token, noted, previous, leaseUntil));
+  }
+
+  /**
+   * After a claim's commit: remembers the batch, reads its entries in auto-commit, and takes out of it the entries
+   * changed through the entry face since the claim, unreadable ones, and a run's members behind one taken out.
+   *
+   * @return the claims, in {@code seq} order
+   */
+  private List<Claim> handOut(UUID token, Map<Long, Long> noted, Map<Long, Long> previous, Instant leaseUntil) {
     if (noted.isEmpty()) {
       return List.of();
     }
@@ -328,9 +424,20 @@ final class LeasedBatchClaims {
    * them ({@link UnkeyedLanes}).
    */
   Locked lock(Connection c, int limit, Instant now, Duration lease, Set<String> skipped) throws SQLException {
-    try (Statement set = c.createStatement()) {
-      set.execute(ClaimSession.postgres(lease)); // isolation, durability and bounds of this transaction: first
-    }
+    return lock(c, limit, now, lease, skipped, Runnable::run);
+  }
+
+  /**
+   * {@link #lock(Connection, int, Instant, Duration, Set)}, handing what it learnt about where claims start reading
+   * ({@link ClaimFloor#advance}, {@link ClaimFloor#learnHead}) to {@code floorChanges} rather than applying it: a claim
+   * whose transaction changed entries before it (the combined step's retirement) sees its own uncommitted changes, so
+   * what it learnt holds only once it commits, and is applied then (or never, when it rolls back). A head learnt from a
+   * retirement that rolled back would let the key's next entry be claimed while the retired one waits again.
+   *
+   * @param floorChanges runs, or keeps for after the commit, each change of the floor
+   */
+  Locked lock(Connection c, int limit, Instant now, Duration lease, Set<String> skipped,
+      java.util.function.Consumer<Runnable> floorChanges) throws SQLException {
     floor.rescanIfDue(connections);
     ClaimFloor.Reading reading = floor.sample(c);
     List<Long> locked = new ArrayList<>();
@@ -342,8 +449,8 @@ final class LeasedBatchClaims {
       locked.addAll(heads.seqs());
       stale = heads.takeOver();
     } else {
-      Window window = lockWindow(c, limit, now, reading.floor(), skipped);
-      floor.advance(reading, window.firstWaiting());
+      Window window = lockWindow(c, limit, now, reading.floor(), skipped, floorChanges);
+      floorChanges.accept(() -> floor.advance(reading, window.firstWaiting()));
       locked.addAll(window.locked());
       stale = window.stale();
       // Done when the batch is full, or the window held every waiting entry (the heads read could find nothing more).
@@ -397,8 +504,8 @@ final class LeasedBatchClaims {
    * {@link ClaimFloor#advance}). Only when the batch is not full does it go on to its last branch: one row with seq 0,
    * how many rows the window held (same snapshot) and how many it could have held.
    */
-  private Window lockWindow(Connection c, int limit, Instant now, long from, Set<String> skipped)
-      throws SQLException {
+  private Window lockWindow(Connection c, int limit, Instant now, long from, Set<String> skipped,
+      java.util.function.Consumer<Runnable> floorChanges) throws SQLException {
     int size = Math.min(2 * JdbcOutboxStore.MAX_CLAIM, 2 * limit);
     String inFlight = "(SELECT coalesce(sum(cardinality(f.seqs)), 0) FROM " + claimTable + " f"
         + " WHERE f.lease_until > ?)";
@@ -443,7 +550,8 @@ final class LeasedBatchClaims {
             stale |= result.getBoolean(2);
             String key = result.getString(5);
             if (key != null) {
-              floor.learnHead(key, result.getLong(6), seq);
+              long keySeq = result.getLong(6);
+              floorChanges.accept(() -> floor.learnHead(key, keySeq, seq));
             }
           } else if (seq < 0) {
             firstWaiting = result.getLong(3);
@@ -697,42 +805,59 @@ final class LeasedBatchClaims {
 
   private Set<Long> apply(String what, String mine, UUID token, @Nullable Set<Long> seqsParameter,
       Map<Long, Long> versions, String change, Binder binder) {
-    List<Long> seqs = new ArrayList<>(versions.keySet());
     boolean versioned = versions.values().stream().noneMatch(v -> v == UNVERSIONED);
-    // The batch row's change comes first in the WITH and gates the outcome as a one-time filter; the entries are found
-    // through "seq = ANY" (the claim index, one probe per entry) and only then matched with their versions (a join with
-    // the unnest let the planner hash the whole outbox when its statistics showed a backlog).
-    // The completion commits without waiting for the WAL flush (this transaction only; see the class comment): a
-    // completion lost in a crash is undone as a whole, batch row included, so its entries are sent again after the
-    // lease, never early; and any later claim, which waits for the flush, makes it durable first.
-    String sql = "WITH mine AS (" + mine + ") " + change + " WHERE o.seq = ANY(?::bigint[])"
+    String sql = completion(mine, versioned, change, true);
+    return connections.autoCommit(what, c -> applyOn(c, sql, token, seqsParameter, versions, binder));
+  }
+
+  /**
+   * @param mine the batch row's change ({@link #trim()}, or its {@code DELETE} with the batch's last entries)
+   * @param versioned whether the entries' versions fence the outcome (every outcome but an entry leaving its batch
+   *     whatever its state)
+   * @param change the outcome, as for {@link #complete}
+   * @param asynchronous whether the statement commits without waiting for the WAL flush: on its own, yes; inside a
+   *     claim's transaction never, for the claim's commit must be durable
+   * @return a completion statement: the batch row's change first, gating the outcome as a one-time filter
+   */
+  private String completion(String mine, boolean versioned, String change, boolean asynchronous) {
+    // The entries are found through "seq = ANY" (the claim index, one probe per entry) and only then matched with their
+    // versions (a join with the unnest let the planner hash the whole outbox when its statistics showed a backlog).
+    // On its own, the completion commits without waiting for the WAL flush (this transaction only; see the class
+    // comment): a completion lost in a crash is undone as a whole, batch row included, so its entries are sent again
+    // after the lease, never early; and any later claim, which waits for the flush, makes it durable first.
+    return "WITH mine AS (" + mine + ") " + change + " WHERE o.seq = ANY(?::bigint[])"
         + (versioned ? " AND o." + WAITING + " AND (o.seq, o.version) IN (SELECT v.seq, v.version"
             + " FROM unnest(?::bigint[], ?::bigint[]) AS v(seq, version))" : "")
         + " AND EXISTS (SELECT 1 FROM mine)"
-        + " AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL"
+        + (asynchronous ? " AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL" : "")
         + (change.startsWith("SELECT") ? "" : " RETURNING o.seq");
-    return connections.autoCommit(what, c -> {
-      try (PreparedStatement statement = planEachTime(c.prepareStatement(sql))) {
-        int next = 1;
-        if (seqsParameter != null) {
-          statement.setArray(next++, seqs(c, new ArrayList<>(seqsParameter)));
-        }
-        statement.setObject(next++, token);
-        next = binder.bind(statement, next);
-        statement.setArray(next++, seqs(c, seqs));
-        if (versioned) {
-          statement.setArray(next++, seqs(c, seqs));
-          statement.setArray(next, c.createArrayOf("bigint", seqs.stream().map(versions::get).toArray()));
-        }
-        Set<Long> applied = new HashSet<>();
-        try (ResultSet result = statement.executeQuery()) {
-          while (result.next()) {
-            applied.add(result.getLong(1));
-          }
-        }
-        return applied;
+  }
+
+  /** Runs a {@link #completion} statement on {@code c}; returns the {@code seq}s the outcome was applied to. */
+  private Set<Long> applyOn(Connection c, String sql, UUID token, @Nullable Set<Long> seqsParameter,
+      Map<Long, Long> versions, Binder binder) throws SQLException {
+    List<Long> seqs = new ArrayList<>(versions.keySet());
+    boolean versioned = versions.values().stream().noneMatch(v -> v == UNVERSIONED);
+    try (PreparedStatement statement = planEachTime(c.prepareStatement(sql))) {
+      int next = 1;
+      if (seqsParameter != null) {
+        statement.setArray(next++, seqs(c, new ArrayList<>(seqsParameter)));
       }
-    });
+      statement.setObject(next++, token);
+      next = binder.bind(statement, next);
+      statement.setArray(next++, seqs(c, seqs));
+      if (versioned) {
+        statement.setArray(next++, seqs(c, seqs));
+        statement.setArray(next, c.createArrayOf("bigint", seqs.stream().map(versions::get).toArray()));
+      }
+      Set<Long> applied = new HashSet<>();
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          applied.add(result.getLong(1));
+        }
+      }
+      return applied;
+    }
   }
 
   /**

@@ -29,4 +29,10 @@ class H2OutboxStoreTest extends OutboxStoreContract {
   protected OutboxStore operatorStore() {
     return TestDatabase.H2.operatorStore("h2store_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected boolean refuseClaims(boolean refuse) {
+    TestDatabase.H2.refuseClaims("h2store_", refuse);
+    return true;
+  }
 }

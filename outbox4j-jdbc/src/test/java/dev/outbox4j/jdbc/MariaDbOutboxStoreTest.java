@@ -29,4 +29,10 @@ class MariaDbOutboxStoreTest extends OutboxStoreContract {
   protected OutboxStore operatorStore() {
     return TestDatabase.MARIADB.operatorStore("mystore_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected boolean refuseClaims(boolean refuse) {
+    TestDatabase.MARIADB.refuseClaims("mystore_", refuse);
+    return true;
+  }
 }

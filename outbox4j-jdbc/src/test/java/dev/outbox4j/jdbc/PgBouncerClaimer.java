@@ -31,6 +31,7 @@ final class PgBouncerClaimer {
           new OutboxRows(PostgresDialect.INSTANCE, names), names.qualified("outbox"), names.qualified("outbox_claim"));
       try (Connection c = pool.getConnection()) {
         c.setAutoCommit(false);
+        LeasedBatchClaims.begin(c, lease);
         System.out.println("LOCKED " + next.lock(c, batch, Instant.now(), lease, java.util.Set.of()).seqs().size());
         System.out.flush();
         Thread.sleep(Duration.ofMinutes(5).toMillis()); // killed here, inside the transaction

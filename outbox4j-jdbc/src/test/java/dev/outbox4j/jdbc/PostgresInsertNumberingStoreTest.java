@@ -41,4 +41,10 @@ class PostgresInsertNumberingStoreTest extends OutboxStoreContract {
   protected OutboxStore operatorStore() {
     return TestDatabase.POSTGRES.operatorStore(PREFIX, clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected boolean refuseClaims(boolean refuse) {
+    TestDatabase.POSTGRES.refuseClaims(PREFIX, refuse);
+    return true;
+  }
 }

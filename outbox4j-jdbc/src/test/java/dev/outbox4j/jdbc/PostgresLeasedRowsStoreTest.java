@@ -29,4 +29,10 @@ class PostgresLeasedRowsStoreTest extends OutboxStoreContract {
   protected OutboxStore operatorStore() {
     return TestDatabase.POSTGRES.operatorStore("pgrows_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected boolean refuseClaims(boolean refuse) {
+    TestDatabase.POSTGRES.refuseClaims("pgrows_", refuse);
+    return true;
+  }
 }

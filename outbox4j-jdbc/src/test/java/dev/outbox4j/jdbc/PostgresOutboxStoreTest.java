@@ -34,4 +34,10 @@ class PostgresOutboxStoreTest extends OutboxStoreContract {
   protected OutboxStore operatorStore() {
     return TestDatabase.POSTGRES.operatorStore("pgstore_", clock, Retention.deleteOnDelivery());
   }
+
+  @Override
+  protected boolean refuseClaims(boolean refuse) {
+    TestDatabase.POSTGRES.refuseClaims("pgstore_", refuse);
+    return true;
+  }
 }

@@ -180,6 +180,47 @@ enum TestDatabase {
    * Gives an entry of the prefix's outbox a {@code seq} above every other row's, its {@code key_seq} unchanged: the
    * state MariaDB/MySQL's writers can leave (they number {@code seq} outside the key's lock).
    */
+  /**
+   * Makes every claim on the prefix's tables fail at its write, after whatever its transaction ran before it (a leased
+   * row's token, or a leased batch's row, refused by a trigger), or lets claims succeed again: for the contract test of
+   * a failed step ({@code DeliveredAndClaimedContract}). Completions still apply: they clear tokens and trim or delete
+   * batch rows, which the triggers let through.
+   */
+  void refuseClaims(String prefix, boolean refuse) {
+    TableNames names = TableNames.withPrefix(prefix);
+    String outbox = names.qualified("outbox");
+    String trigger = prefix + "refuse_claims";
+    try (Connection c = pool(prefix).getConnection(); Statement s = c.createStatement()) {
+      switch (this) {
+        case POSTGRES -> {
+          String claimTable = names.qualified("outbox_claim");
+          if (refuse) {
+            s.execute("CREATE OR REPLACE FUNCTION " + trigger + "() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$ BEGIN RAISE EXCEPTION 'claims refused by the test'; END $$");
+            s.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + claimTable + " FOR EACH ROW EXECUTE"
+                + " FUNCTION " + trigger + "()");
+            s.execute("CREATE TRIGGER " + trigger + "_rows BEFORE UPDATE ON " + outbox + " FOR EACH ROW WHEN"
+                + " (NEW.claim_token IS NOT NULL) EXECUTE FUNCTION " + trigger + "()");
+          } else {
+            s.execute("DROP TRIGGER IF EXISTS " + trigger + " ON " + claimTable);
+            s.execute("DROP TRIGGER IF EXISTS " + trigger + "_rows ON " + outbox);
+          }
+        }
+        case MARIADB -> s.execute(refuse
+            ? "CREATE TRIGGER " + trigger + " BEFORE UPDATE ON " + outbox + " FOR EACH ROW BEGIN"
+                + " IF NEW.claim_token IS NOT NULL THEN SIGNAL SQLSTATE '45000'"
+                + " SET MESSAGE_TEXT = 'claims refused by the test'; END IF; END"
+            : "DROP TRIGGER IF EXISTS " + trigger);
+        case H2 -> s.execute(refuse
+            ? "CREATE TRIGGER " + trigger + " BEFORE UPDATE ON " + outbox + " FOR EACH ROW"
+                + " CALL 'dev.outbox4j.jdbc.RefuseClaimsTrigger'"
+            : "DROP TRIGGER IF EXISTS " + trigger);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   void renumberAfterEveryEntry(String prefix, java.util.UUID id) {
     String table = TableNames.withPrefix(prefix).qualified("outbox");
     try (Connection c = pool(prefix).getConnection(); Statement max = c.createStatement();

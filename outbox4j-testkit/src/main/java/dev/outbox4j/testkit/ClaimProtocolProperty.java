@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * The claim protocol under random interleavings: a stateful property that every store runs, over a small world (three
  * keys and unkeyed messages, three destinations, three relays, one operator, a settable clock). It draws chains
  * of up to {@value #STEPS} actions — writes committed or rolled back, claims with and without runs, each outcome a relay
- * records (delivered, failed, postponed, quarantined, released), relays that die or freeze and confirm late, clock
+ * records (delivered, failed, postponed, quarantined, released), a batch's delivery recorded with the next claim in one
+ * step ({@link OutboxStore#markDeliveredAndClaim}), relays that die or freeze and confirm late, clock
  * jumps past leases and late-copy bounds, the operator's park / requeue / discard (by id, by selection, of waiting
  * entries), destination pauses and purges — and runs it against the store; some steps are concurrent groups (two
  * claims, or a claim and the operator's action on waiting entries, released together on two threads and connections).
@@ -112,7 +113,7 @@ public abstract class ClaimProtocolProperty {
 
   /** The kinds of action and how often each is drawn (out of their sum). */
   private enum Kind {
-    WRITE(6), CLAIM(8), END(8), RELAY_LIFE(1), JUMP(4), OPERATE(5), PAUSE(1), PURGE(1), CLAIM_TOGETHER(3),
+    WRITE(6), CLAIM(8), END(8), DELIVER_AND_CLAIM(5), RELAY_LIFE(1), JUMP(4), OPERATE(5), PAUSE(1), PURGE(1), CLAIM_TOGETHER(3),
     CLAIM_DURING_OPERATOR(4);
 
     final int weight;
@@ -131,6 +132,7 @@ public abstract class ClaimProtocolProperty {
       case WRITE -> write(random);
       case CLAIM -> claim(random);
       case END -> end(random);
+      case DELIVER_AND_CLAIM -> deliverAndClaim(random);
       case RELAY_LIFE -> relayLife(random);
       case JUMP -> jump(random);
       case OPERATE -> operate(random);
@@ -185,6 +187,15 @@ public abstract class ClaimProtocolProperty {
     return new Step<>(ProtocolWorld.RELAYS.get(relay) + " records " + outcome + " for its oldest batch (backoff "
         + backoff.toSeconds() + " s)", world -> world.holdsClaims(relay) && !world.isFrozen(relay), false,
         world -> world.end(relay, outcome, backoff));
+  }
+
+  private Step<ProtocolWorld> deliverAndClaim(Random random) {
+    int relay = relay(random);
+    int limit = limit(random);
+    int run = run(random);
+    return new Step<>(ProtocolWorld.RELAYS.get(relay) + " records its oldest batch delivered and claims up to " + limit
+        + " (runs of " + run + ") in one step", world -> world.holdsClaims(relay) && !world.isFrozen(relay), false,
+        world -> world.deliverAndClaim(relay, limit, run));
   }
 
   private static Step<ProtocolWorld> relayLife(Random random) {

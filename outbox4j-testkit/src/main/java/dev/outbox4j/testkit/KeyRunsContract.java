@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  * The store contract for runs of a key and entries in doubt (see {@code OutboxStore}: "Runs of a key", "Entries in
  * doubt"), part of {@link OutboxStoreContract}; subclass that.
  */
-public abstract class KeyRunsContract extends OperatorFaceContract {
+public abstract class KeyRunsContract extends DeliveredAndClaimedContract {
 
   // ------------------------------------------------------------------------------------------ runs of a key
 

@@ -4,6 +4,8 @@ import dev.outbox4j.Message;
 import dev.outbox4j.OutboxEntry;
 import dev.outbox4j.QuarantineReason;
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
@@ -209,6 +211,30 @@ final class ProtocolWorld {
         + when + lostNote(lost));
     Set<UUID> refused = ids(lost);
     fail(model.ended(batch, h -> !refused.contains(h.claim.id()), outcome, now, next));
+  }
+
+  /**
+   * The relay records its oldest batch delivered and claims the next one in the same step
+   * ({@link OutboxStore#markDeliveredAndClaim}), as a busy relay goes from batch to batch.
+   */
+  void deliverAndClaim(int relay, int limit, int run) {
+    String name = RELAYS.get(relay);
+    List<List<Hold>> mine = batches.get(name);
+    if (frozen.contains(name) || mine.isEmpty()) {
+      tell(name + (frozen.contains(name) ? " is frozen" : " holds nothing") + " and takes no step");
+      return;
+    }
+    List<Hold> batch = mine.remove(0);
+    Instant now = now();
+    List<Claim> claims = batch.stream().map(h -> h.claim).toList();
+    DeliveredAndClaimed step = store.markDeliveredAndClaim(claims, now,
+        new ClaimRequest(limit, now, LEASE, run, Set.of()));
+    String late = claims.stream().anyMatch(c -> !now.isBefore(c.leaseUntil())) ? " (past its lease)" : "";
+    tell(name + " records delivered for " + labels(claims) + late + lostNote(step.lost()) + ", and in the same step");
+    Set<UUID> refused = ids(step.lost());
+    fail(model.ended(batch, h -> !refused.contains(h.claim.id()), Outcome.DELIVERED, now, now));
+    recordClaim(name, step.claims(), now, run, " (with those confirmations)");
+    verify(name + "'s delivery and claim", Allowed.NOTHING);
   }
 
   /** The relay dies: its claims are abandoned, whatever it sent under them may land until their leases end. */
