@@ -175,6 +175,7 @@ class PostgresLeasedBatchesTest {
         TableNames.withPrefix(PREFIX).qualified("outbox"), TableNames.withPrefix(PREFIX).qualified("outbox_claim"));
     try (Connection frozen = pool().getConnection()) {
       frozen.setAutoCommit(false);
+      LeasedBatchClaims.begin(frozen, shortLease); // the claim's own settings, its bound on idling included
       assertThat(frozenClaims.lock(frozen, 10, now(), shortLease, java.util.Set.of()).seqs()).hasSize(2);
       assertThat(batches.claim(10, now(), LEASE)).as("locked by the frozen claim").isEmpty();
 
