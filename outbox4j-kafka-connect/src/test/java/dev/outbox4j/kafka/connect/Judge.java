@@ -47,6 +47,19 @@ final class Judge implements AutoCloseable {
         .until(() -> poll() >= count);
   }
 
+  /**
+   * Waits for {@code more} records beyond those that have arrived now, or for all {@code written} if fewer are left: a
+   * wait that a fast drain cannot make unreachable (if everything written has already arrived it returns at once).
+   *
+   * @param what what the wait is for, named in the failure
+   * @param more how many more records to wait for
+   * @param written how many entries have been written in all
+   * @param limit the longest wait
+   */
+  void awaitProgress(String what, int more, int written, Duration limit) {
+    awaitAtLeast(what, Math.min(poll() + more, written), limit);
+  }
+
   /** @return the payloads that arrived, as text, in arrival order */
   List<String> payloads() {
     return records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();

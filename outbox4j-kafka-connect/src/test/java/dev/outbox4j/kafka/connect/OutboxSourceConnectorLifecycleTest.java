@@ -68,7 +68,7 @@ class OutboxSourceConnectorLifecycleTest {
       int atResume = judge.poll();
       rest.resume("pause");
       rest.awaitRunning("pause", 2);
-      judge.awaitAtLeast("draining after the resume", atResume + 300, PROGRESS);
+      judge.awaitAtLeast("draining after the resume", Math.min(atResume + 300, 3_000), PROGRESS);
 
       rest.stop("pause");
       rest.awaitState("pause", "STOPPED", 0);
@@ -101,16 +101,16 @@ class OutboxSourceConnectorLifecycleTest {
 
       rest.putConnector("rebalance", config(prefix, topic, 3));
       rest.awaitRunning("rebalance", 3);
-      judge.awaitAtLeast("draining with 3 tasks", judge.poll() + 300, PROGRESS);
+      judge.awaitProgress("draining with 3 tasks", 300, 3_000, PROGRESS);
 
       workers.addWorker();
       outbox.write(messages.subList(3_000, 4_500));
-      judge.awaitAtLeast("draining on 3 workers", judge.poll() + 300, PROGRESS);
+      judge.awaitProgress("draining on 3 workers", 300, 4_500, PROGRESS);
       rest.awaitRunning("rebalance", 3);
 
       workers.removeWorker();
       rest.awaitRunning("rebalance", 3);
-      judge.awaitAtLeast("draining after a worker left", judge.poll() + 300, PROGRESS);
+      judge.awaitProgress("draining after a worker left", 300, 4_500, PROGRESS);
 
       rest.putConnector("rebalance", config(prefix, topic, 1));
       rest.awaitRunning("rebalance", 1);
