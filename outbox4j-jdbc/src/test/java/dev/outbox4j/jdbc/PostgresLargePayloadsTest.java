@@ -1,0 +1,168 @@
+package dev.outbox4j.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox4j.Message;
+import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.QuarantineKind;
+import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.ClaimRequest;
+import dev.outbox4j.spi.DeliveredAndClaimed;
+import dev.outbox4j.spi.OutboxStore;
+import dev.outbox4j.spi.QuarantineQuery;
+import dev.outbox4j.spi.Retention;
+import dev.outbox4j.testkit.PlainSqlRow;
+import dev.outbox4j.testkit.SettableClock;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * PostgreSQL's claims read payloads beyond {@link PostgresPayloads#INLINE_LIMIT} through a binary {@code COPY}: every
+ * size on either side of the limit comes back byte for byte through every claim face (leased batches and leased rows,
+ * heads only and keyed runs, the claim and the combined step), and an unreadable row with a large payload is still
+ * quarantined as unreadable without stopping the claim.
+ */
+class PostgresLargePayloadsTest {
+  private static final String PREFIX = "pglarge_";
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  /** Around the limit, an empty payload, and two sizes that take several COPY messages' worth of bytes. */
+  static final int[] SIZES = {0, 1, 4095, 4096, 4097, 64 * 1024, 1024 * 1024};
+
+  private final SettableClock clock = SettableClock.atFixedStart();
+
+  /** @return a payload of random bytes (not valid UTF-8 and not compressible), the same for the same size and salt */
+  static byte[] payload(int size, int salt) {
+    byte[] bytes = new byte[size];
+    new Random(31L * size + salt).nextBytes(bytes);
+    return bytes;
+  }
+
+  /**
+   * Writes each size twice, unkeyed and under one key, so that runs carry large payloads too.
+   *
+   * @return the payloads written, by id
+   */
+  static Map<UUID, byte[]> writeEverySize(OutboxStore store) {
+    Map<UUID, byte[]> written = new HashMap<>();
+    for (int size : SIZES) {
+      for (String key : new String[] {null, "large-key"}) {
+        byte[] payload = payload(size, key == null ? 1 : 2);
+        Message message = Message.builder().withDestination("d").withOrderingKey(key).withPayload(payload).build();
+        store.enqueue(message);
+        written.put(message.id(), payload);
+      }
+    }
+    return written;
+  }
+
+  /**
+   * Claims until nothing is left, with {@code claim} (given what the last claim returned), retiring each batch.
+   *
+   * @return the payloads received, by id
+   */
+  static Map<UUID, byte[]> drain(Function<List<Claim>, List<Claim>> claim) {
+    Map<UUID, byte[]> received = new HashMap<>();
+    List<Claim> previous = List.of();
+    for (int round = 0; round < 100; round++) {
+      List<Claim> claims = claim.apply(previous);
+      for (Claim c : claims) {
+        assertThat(received.put(c.entry().id(), c.entry().message().payload())).as("claimed once").isNull();
+      }
+      if (claims.isEmpty()) {
+        break;
+      }
+      previous = claims;
+    }
+    return received;
+  }
+
+  private static void assertByteExact(Map<UUID, byte[]> received, Map<UUID, byte[]> written) {
+    assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(written.keySet());
+    written.forEach((id, payload) -> assertThat(received.get(id)).as("payload of %d bytes", payload.length)
+        .isEqualTo(payload));
+  }
+
+  @ParameterizedTest(name = "{0}, runs of up to {1}")
+  @CsvSource({"LEASED_BATCHES, 1", "LEASED_BATCHES, 4", "LEASED_ROWS, 1", "LEASED_ROWS, 4"})
+  void every_payload_size_comes_back_byte_exact_from_the_claim(ClaimStrategy strategy, int maxRun) {
+    JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(), strategy);
+    Map<UUID, byte[]> written = writeEverySize(store);
+    Map<UUID, byte[]> received = drain(previous -> {
+      if (!previous.isEmpty()) {
+        assertThat(store.markDelivered(previous, clock.instant())).isEmpty();
+      }
+      return store.claim(5, clock.instant(), LEASE, maxRun);
+    });
+    assertByteExact(received, written);
+  }
+
+  @ParameterizedTest(name = "{0}, runs of up to {1}")
+  @CsvSource({"LEASED_BATCHES, 1", "LEASED_BATCHES, 4", "LEASED_ROWS, 1", "LEASED_ROWS, 4"})
+  void every_payload_size_comes_back_byte_exact_from_the_combined_step(ClaimStrategy strategy, int maxRun) {
+    JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(), strategy);
+    Map<UUID, byte[]> written = writeEverySize(store);
+    Map<UUID, byte[]> received = drain(previous -> {
+      DeliveredAndClaimed step = store.markDeliveredAndClaim(previous, clock.instant(),
+          new ClaimRequest(5, clock.instant(), LEASE, maxRun, java.util.Set.of()));
+      assertThat(step.lost()).isEmpty();
+      return step.claims();
+    });
+    assertByteExact(received, written);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"LEASED_BATCHES", "LEASED_ROWS"})
+  void an_unreadable_row_with_a_large_payload_is_quarantined_and_the_claim_goes_on(ClaimStrategy strategy) {
+    JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(), strategy);
+    byte[] large = payload(64 * 1024, 3);
+    PlainSqlRow unreadable = new PlainSqlRow(UUID.randomUUID(), "d", "bad-key", large, "application/octet-stream",
+        "not a JSON object");
+    TestDatabase.POSTGRES.insertWithPlainSql(PREFIX, unreadable);
+    Message readable = Message.builder().withDestination("d").withOrderingKey("good-key").withPayload(large).build();
+    store.enqueue(readable);
+
+    List<Claim> claims = store.claim(10, clock.instant(), LEASE);
+
+    assertThat(claims).singleElement().satisfies(claim -> {
+      assertThat(claim.entry().id()).isEqualTo(readable.id());
+      assertThat(claim.entry().message().payload()).isEqualTo(large);
+    });
+    List<OutboxEntry> quarantined = store.quarantined(QuarantineQuery.first(10));
+    assertThat(quarantined).singleElement().satisfies(entry -> {
+      assertThat(entry.id()).isEqualTo(unreadable.id());
+      assertThat(entry.quarantineKind()).isEqualTo(QuarantineKind.UNREADABLE);
+      assertThat(entry.quarantineReason()).contains("column headers");
+      assertThat(entry.message().payload()).as("the operator still sees the payload").isEqualTo(large);
+    });
+  }
+
+  @Test
+  void the_copy_names_its_seqs_as_literals_and_refuses_a_negative_one() {
+    assertThat(PostgresPayloads.copyStatement("public.o_outbox", List.of(7L, 42L)))
+        .isEqualTo("COPY (SELECT seq, payload FROM public.o_outbox WHERE seq IN (7, 42)) TO STDOUT (FORMAT binary)");
+    assertThatThrownBy(() -> PostgresPayloads.copyStatement("public.o_outbox", List.of(7L, -1L)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> PostgresPayloads.copyStatement("public.o_outbox", List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void a_stream_that_is_not_a_binary_copy_is_refused() {
+    assertThatThrownBy(() -> PostgresPayloads.parse(new ByteArrayInputStream("PGCOPY but text".getBytes())))
+        .isInstanceOf(IOException.class);
+    byte[] withoutTrailer = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    assertThatThrownBy(() -> PostgresPayloads.parse(new ByteArrayInputStream(withoutTrailer)))
+        .isInstanceOf(IOException.class).hasMessageContaining("trailer");
+  }
+}
