@@ -148,6 +148,25 @@ class PostgresLargePayloadsTest {
   }
 
   @Test
+  void the_binary_copy_reads_the_payloads_of_the_seqs_that_exist() throws Exception {
+    JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery());
+    byte[] large = payload(1024 * 1024, 4);
+    OutboxEntry big = store.enqueue(Message.builder().withDestination("d").withPayload(large).build());
+    OutboxEntry empty = store.enqueue(Message.builder().withDestination("d").build());
+    try (java.sql.Connection c = TestDatabase.POSTGRES.pool(PREFIX).getConnection()) {
+      assertThat(c.isWrapperFor(org.postgresql.PGConnection.class)).as("the COPY path, not the fallback").isTrue();
+      Map<Long, byte[]> read = PostgresPayloads.read(c, TableNames.withPrefix(PREFIX).qualified("outbox"),
+          List.of(big.sequence(), empty.sequence(), empty.sequence() + 1000));
+      assertThat(read).containsOnlyKeys(big.sequence(), empty.sequence());
+      assertThat(read.get(big.sequence())).isEqualTo(large);
+      assertThat(read.get(empty.sequence())).isEmpty();
+      try (java.sql.Statement after = c.createStatement()) {
+        assertThat(after.executeQuery("SELECT 1").next()).as("the connection is usable after the COPY").isTrue();
+      }
+    }
+  }
+
+  @Test
   void the_copy_names_its_seqs_as_literals_and_refuses_a_negative_one() {
     assertThat(PostgresPayloads.copyStatement("public.o_outbox", List.of(7L, 42L)))
         .isEqualTo("COPY (SELECT seq, payload FROM public.o_outbox WHERE seq IN (7, 42)) TO STDOUT (FORMAT binary)");

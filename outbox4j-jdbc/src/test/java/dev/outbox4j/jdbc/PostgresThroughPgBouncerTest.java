@@ -260,6 +260,43 @@ class PostgresThroughPgBouncerTest {
   }
 
   /**
+   * Payloads on either side of {@link PostgresPayloads#INLINE_LIMIT} up to 1 MiB come back byte for byte through
+   * PgBouncer from every PostgreSQL claim face (the large ones through a binary {@code COPY}, which PgBouncer passes
+   * in transaction mode), with the driver's default settings, on both pools in turn.
+   */
+  @Test
+  void large_payloads_come_back_byte_exact_through_pgbouncer_from_every_claim_face() {
+    SettableClock clock = SettableClock.atFixedStart();
+    int pass = 0;
+    for (ClaimStrategy strategy : ClaimStrategy.values()) {
+      for (int maxRun : new int[] {1, 4}) {
+        for (boolean combined : new boolean[] {false, true}) {
+          TestDatabase.truncate(TestDatabase.POSTGRES.pool(PREFIX), TableNames.withPrefix(PREFIX));
+          JdbcOutboxStore store = JdbcOutboxStore.builder(pass++ % 2 == 0 ? throughBouncer : secondThroughBouncer)
+              .withTablePrefix(PREFIX).withClock(clock).withClaimStrategy(strategy).build();
+          Map<UUID, byte[]> written = PostgresLargePayloadsTest.writeEverySize(store);
+          Map<UUID, byte[]> received = PostgresLargePayloadsTest.drain(previous -> {
+            if (combined) {
+              dev.outbox4j.spi.DeliveredAndClaimed step = store.markDeliveredAndClaim(previous, clock.instant(),
+                  new dev.outbox4j.spi.ClaimRequest(3, clock.instant(), LEASE, maxRun, java.util.Set.of()));
+              assertThat(step.lost()).isEmpty();
+              return step.claims();
+            }
+            if (!previous.isEmpty()) {
+              assertThat(store.markDelivered(previous, clock.instant())).isEmpty();
+            }
+            return store.claim(3, clock.instant(), LEASE, maxRun);
+          });
+          assertThat(received.keySet()).as("%s, runs of up to %d, combined step %s", strategy, maxRun, combined)
+              .containsExactlyInAnyOrderElementsOf(written.keySet());
+          written.forEach((id, payload) -> assertThat(received.get(id)).as("payload of %d bytes", payload.length)
+              .isEqualTo(payload));
+        }
+      }
+    }
+  }
+
+  /**
    * A relay process SIGKILLed through PgBouncer while inside a claim's transaction, with a committed batch in flight:
    * PgBouncer drops the dirty server connection, so the locks of the open transaction go at once, while the committed
    * batch waits for its lease; PgBouncer goes on serving every other client.
