@@ -1,5 +1,6 @@
 package dev.outbox4j.jdbc;
 
+import dev.outbox4j.jdbc.internal.UnnamedStatements;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -50,18 +51,8 @@ final class PostgresPayloads {
   private static final byte[] SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
   /** The header flag telling that each tuple starts with an OID (never asked for). */
   private static final int FLAG_OIDS = 1 << 16;
-  private static final boolean PGJDBC = pgjdbcPresent();
 
   private PostgresPayloads() {}
-
-  private static boolean pgjdbcPresent() {
-    try {
-      Class.forName("org.postgresql.PGConnection", false, PostgresPayloads.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
 
   /**
    * @param alias the outbox table's alias
@@ -115,7 +106,7 @@ final class PostgresPayloads {
 
   /** @return the payloads of those of {@code seqs} that still exist, by {@code seq} ({@code NULL} read as empty) */
   static Map<Long, byte[]> read(Connection connection, String table, List<Long> seqs) throws SQLException {
-    if (PGJDBC && connection.isWrapperFor(org.postgresql.PGConnection.class)) {
+    if (UnnamedStatements.isPgjdbc(connection)) {
       org.postgresql.PGConnection postgres = connection.unwrap(org.postgresql.PGConnection.class);
       try (InputStream copy = new org.postgresql.copy.PGCopyInputStream(postgres, copyStatement(table, seqs))) {
         Map<Long, byte[]> payloads = parse(copy);

@@ -9,7 +9,6 @@ import dev.outbox4j.QuarantineKind;
 import dev.outbox4j.spi.Claim;
 import dev.outbox4j.spi.ClaimRequest;
 import dev.outbox4j.spi.DeliveredAndClaimed;
-import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.testkit.PlainSqlRow;
@@ -17,12 +16,13 @@ import dev.outbox4j.testkit.SettableClock;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -49,11 +49,11 @@ class PostgresLargePayloadsTest {
   }
 
   /**
-   * Writes each size twice, unkeyed and under one key, so that runs carry large payloads too.
-   *
-   * @return the payloads written, by id
+   * Writes each size twice, unkeyed and under one key (so that runs carry large payloads too), drains {@code store}
+   * three entries at a time, with the claim and {@code markDelivered} or with the combined step
+   * ({@code markDeliveredAndClaim}), and checks that every entry came once with its payload byte for byte.
    */
-  static Map<UUID, byte[]> writeEverySize(OutboxStore store) {
+  static void assertEverySizeComesBackByteExact(JdbcOutboxStore store, Instant now, int maxRun, boolean combined) {
     Map<UUID, byte[]> written = new HashMap<>();
     for (int size : SIZES) {
       for (String key : new String[] {null, "large-key"}) {
@@ -63,19 +63,19 @@ class PostgresLargePayloadsTest {
         written.put(message.id(), payload);
       }
     }
-    return written;
-  }
-
-  /**
-   * Claims until nothing is left, with {@code claim} (given what the last claim returned), retiring each batch.
-   *
-   * @return the payloads received, by id
-   */
-  static Map<UUID, byte[]> drain(Function<List<Claim>, List<Claim>> claim) {
     Map<UUID, byte[]> received = new HashMap<>();
     List<Claim> previous = List.of();
     for (int round = 0; round < 100; round++) {
-      List<Claim> claims = claim.apply(previous);
+      List<Claim> claims;
+      if (combined) {
+        DeliveredAndClaimed step = store.markDeliveredAndClaim(previous, now,
+            new ClaimRequest(3, now, LEASE, maxRun, Set.of()));
+        assertThat(step.lost()).isEmpty();
+        claims = step.claims();
+      } else {
+        assertThat(previous.isEmpty() ? List.of() : store.markDelivered(previous, now)).isEmpty();
+        claims = store.claim(3, now, LEASE, maxRun);
+      }
       for (Claim c : claims) {
         assertThat(received.put(c.entry().id(), c.entry().message().payload())).as("claimed once").isNull();
       }
@@ -84,41 +84,20 @@ class PostgresLargePayloadsTest {
       }
       previous = claims;
     }
-    return received;
-  }
-
-  private static void assertByteExact(Map<UUID, byte[]> received, Map<UUID, byte[]> written) {
-    assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(written.keySet());
+    assertThat(received.keySet()).as("runs of up to %d, combined step %s", maxRun, combined)
+        .containsExactlyInAnyOrderElementsOf(written.keySet());
     written.forEach((id, payload) -> assertThat(received.get(id)).as("payload of %d bytes", payload.length)
         .isEqualTo(payload));
   }
 
-  @ParameterizedTest(name = "{0}, runs of up to {1}")
-  @CsvSource({"LEASED_BATCHES, 1", "LEASED_BATCHES, 4", "LEASED_ROWS, 1", "LEASED_ROWS, 4"})
-  void every_payload_size_comes_back_byte_exact_from_the_claim(ClaimStrategy strategy, int maxRun) {
+  @ParameterizedTest(name = "{0}, runs of up to {1}, combined step {2}")
+  @CsvSource({"LEASED_BATCHES, 1, false", "LEASED_BATCHES, 4, false", "LEASED_ROWS, 1, false",
+      "LEASED_ROWS, 4, false", "LEASED_BATCHES, 1, true", "LEASED_BATCHES, 4, true", "LEASED_ROWS, 1, true",
+      "LEASED_ROWS, 4, true"})
+  void every_payload_size_comes_back_byte_exact_from_every_claim_face(ClaimStrategy strategy, int maxRun,
+      boolean combined) {
     JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(), strategy);
-    Map<UUID, byte[]> written = writeEverySize(store);
-    Map<UUID, byte[]> received = drain(previous -> {
-      if (!previous.isEmpty()) {
-        assertThat(store.markDelivered(previous, clock.instant())).isEmpty();
-      }
-      return store.claim(5, clock.instant(), LEASE, maxRun);
-    });
-    assertByteExact(received, written);
-  }
-
-  @ParameterizedTest(name = "{0}, runs of up to {1}")
-  @CsvSource({"LEASED_BATCHES, 1", "LEASED_BATCHES, 4", "LEASED_ROWS, 1", "LEASED_ROWS, 4"})
-  void every_payload_size_comes_back_byte_exact_from_the_combined_step(ClaimStrategy strategy, int maxRun) {
-    JdbcOutboxStore store = TestDatabase.POSTGRES.emptyStore(PREFIX, clock, Retention.deleteOnDelivery(), strategy);
-    Map<UUID, byte[]> written = writeEverySize(store);
-    Map<UUID, byte[]> received = drain(previous -> {
-      DeliveredAndClaimed step = store.markDeliveredAndClaim(previous, clock.instant(),
-          new ClaimRequest(5, clock.instant(), LEASE, maxRun, java.util.Set.of()));
-      assertThat(step.lost()).isEmpty();
-      return step.claims();
-    });
-    assertByteExact(received, written);
+    assertEverySizeComesBackByteExact(store, clock.instant(), maxRun, combined);
   }
 
   @ParameterizedTest

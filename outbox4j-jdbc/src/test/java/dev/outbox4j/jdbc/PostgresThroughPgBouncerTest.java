@@ -274,23 +274,7 @@ class PostgresThroughPgBouncerTest {
           TestDatabase.truncate(TestDatabase.POSTGRES.pool(PREFIX), TableNames.withPrefix(PREFIX));
           JdbcOutboxStore store = JdbcOutboxStore.builder(pass++ % 2 == 0 ? throughBouncer : secondThroughBouncer)
               .withTablePrefix(PREFIX).withClock(clock).withClaimStrategy(strategy).build();
-          Map<UUID, byte[]> written = PostgresLargePayloadsTest.writeEverySize(store);
-          Map<UUID, byte[]> received = PostgresLargePayloadsTest.drain(previous -> {
-            if (combined) {
-              dev.outbox4j.spi.DeliveredAndClaimed step = store.markDeliveredAndClaim(previous, clock.instant(),
-                  new dev.outbox4j.spi.ClaimRequest(3, clock.instant(), LEASE, maxRun, java.util.Set.of()));
-              assertThat(step.lost()).isEmpty();
-              return step.claims();
-            }
-            if (!previous.isEmpty()) {
-              assertThat(store.markDelivered(previous, clock.instant())).isEmpty();
-            }
-            return store.claim(3, clock.instant(), LEASE, maxRun);
-          });
-          assertThat(received.keySet()).as("%s, runs of up to %d, combined step %s", strategy, maxRun, combined)
-              .containsExactlyInAnyOrderElementsOf(written.keySet());
-          written.forEach((id, payload) -> assertThat(received.get(id)).as("payload of %d bytes", payload.length)
-              .isEqualTo(payload));
+          PostgresLargePayloadsTest.assertEverySizeComesBackByteExact(store, clock.instant(), maxRun, combined);
         }
       }
     }
