@@ -357,7 +357,7 @@ final class ClaimFace extends StoreJdbc {
       UUID token) throws SQLException {
     String sql = "UPDATE " + table + " o SET " + claimedBy("o") + " WHERE o.seq = ANY(?) AND o." + WAITING + " AND "
         + ClaimSql.ready("o") + " AND o.seq NOT IN (" + LeasedBatchClaims.inBatchRows(names.qualified("outbox_claim"))
-        + ") RETURNING " + OutboxRows.columns("o");
+        + ") RETURNING " + PostgresPayloads.columns("o");
     try (PreparedStatement claim = connection.prepareStatement(sql)) {
       int next = bindClaimedBy(claim, 1, token, leaseUntil, now);
       claim.setArray(next, connection.createArrayOf("bigint", locked.toArray()));
@@ -365,7 +365,7 @@ final class ClaimFace extends StoreJdbc {
       dialect.setInstant(claim, next + 2, now);
       claim.setArray(next + 3, connection.createArrayOf("bigint", locked.toArray()));
       // A row that cannot be read is quarantined in this transaction, so it never stops the claim.
-      return rows.quarantineUnreadableRows(connection, readRows(claim));
+      return rows.quarantineUnreadableRows(connection, PostgresPayloads.readRows(connection, claim, rows, table));
     }
   }
 
@@ -386,7 +386,7 @@ final class ClaimFace extends StoreJdbc {
         + " UNION ALL SELECT candidate.seq, candidate.prev FROM candidate JOIN run ON candidate.prev = run.seq)"
         + " UPDATE " + table + " o SET " + claimedBy("o") + " FROM run r WHERE o.seq = r.seq AND o.seq = ANY(?)"
         + " AND o." + WAITING + " AND (r.prev = 0 OR o.status = 'PENDING') AND " + ClaimSql.ready("o")
-        + " RETURNING " + OutboxRows.columns("o");
+        + " RETURNING " + PostgresPayloads.columns("o");
     List<Long> seqs = plan.seqs();
     Object[] previous = seqs.stream().map(plan::previousOf).toArray();
     List<OutboxRows.Read> claimed;
@@ -401,7 +401,8 @@ final class ClaimFace extends StoreJdbc {
       claim.setArray(next, connection.createArrayOf("bigint", seqs.toArray()));
       dialect.setInstant(claim, next + 1, now);
       dialect.setInstant(claim, next + 2, now);
-      claimed = rows.quarantineUnreadableRows(connection, readRows(claim));
+      claimed = rows.quarantineUnreadableRows(connection,
+          PostgresPayloads.readRows(connection, claim, rows, table));
     }
     return withoutBrokenRuns(connection, plan, claimed, token);
   }

@@ -728,18 +728,13 @@ final class LeasedBatchClaims {
     return kept;
   }
 
+  /** @return the waiting entries among {@code seqs}, large payloads read apart ({@link PostgresPayloads}) */
   private List<OutboxRows.Read> read(Connection c, List<Long> seqs) throws SQLException {
-    List<OutboxRows.Read> read = new ArrayList<>(seqs.size());
-    try (PreparedStatement select = planEachTime(c.prepareStatement("SELECT " + OutboxRows.columns("o") + " FROM "
-        + table + " o WHERE o.seq = ANY(?) AND o." + WAITING + " ORDER BY o.seq"))) {
+    try (PreparedStatement select = planEachTime(c.prepareStatement("SELECT " + PostgresPayloads.columns("o")
+        + " FROM " + table + " o WHERE o.seq = ANY(?) AND o." + WAITING + " ORDER BY o.seq"))) {
       select.setArray(1, seqs(c, seqs));
-      try (ResultSet result = select.executeQuery()) {
-        while (result.next()) {
-          read.add(rows.read(result));
-        }
-      }
+      return PostgresPayloads.readRows(c, select, rows, table);
     }
-    return read;
   }
 
   /**

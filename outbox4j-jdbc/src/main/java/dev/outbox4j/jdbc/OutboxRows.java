@@ -37,6 +37,9 @@ final class OutboxRows {
     "in_doubt_since"
   };
 
+  /** How many columns {@link #columns} lists. */
+  static final int COLUMN_COUNT = COLUMNS.length;
+
   final JdbcDialect dialect;
   final TableNames names;
   /** The qualified outbox table. */
@@ -82,9 +85,19 @@ final class OutboxRows {
    * @return every column, each prefixed by the alias
    */
   static String columns(String alias) {
+    return columns(alias, alias.isEmpty() ? "payload" : alias + ".payload");
+  }
+
+  /**
+   * @param alias a table alias, or an empty string for none
+   * @param payload the expression read in the payload's place (as {@link #read} reads it: {@code bytea}, a
+   *     {@code NULL} read as an empty payload)
+   * @return every column, each prefixed by the alias, the payload replaced by {@code payload}
+   */
+  static String columns(String alias, String payload) {
     StringJoiner joiner = new StringJoiner(", ");
     for (String column : COLUMNS) {
-      joiner.add(alias.isEmpty() ? column : alias + "." + column);
+      joiner.add(column.equals("payload") ? payload : alias.isEmpty() ? column : alias + "." + column);
     }
     return joiner.toString();
   }
@@ -128,6 +141,15 @@ final class OutboxRows {
 
     boolean readable() {
       return unreadable == null;
+    }
+
+    /** @return this row with its entry's payload replaced (for a payload read apart from the row's other columns) */
+    Read withPayload(byte[] payload) {
+      OutboxEntry e = entry;
+      Message message = e.message().toBuilder().withPayload(payload).build();
+      return new Read(new OutboxEntry(message, e.sequence(), e.status(), e.attempts(), e.lastError(),
+          e.quarantineReason(), e.createdAt(), e.availableAt(), e.deliveredAt(), e.deliveryResult(), e.version(),
+          e.quarantineKind(), e.firstFailedAt()), unreadable, inDoubtSince, keySeq);
     }
   }
 

@@ -260,6 +260,27 @@ class PostgresThroughPgBouncerTest {
   }
 
   /**
+   * Payloads on either side of {@link PostgresPayloads#INLINE_LIMIT} up to 1 MiB come back byte for byte through
+   * PgBouncer from every PostgreSQL claim face (the large ones through a binary {@code COPY}, which PgBouncer passes
+   * in transaction mode), with the driver's default settings, on both pools in turn.
+   */
+  @Test
+  void large_payloads_come_back_byte_exact_through_pgbouncer_from_every_claim_face() {
+    SettableClock clock = SettableClock.atFixedStart();
+    int pass = 0;
+    for (ClaimStrategy strategy : ClaimStrategy.values()) {
+      for (int maxRun : new int[] {1, 4}) {
+        for (boolean combined : new boolean[] {false, true}) {
+          TestDatabase.truncate(TestDatabase.POSTGRES.pool(PREFIX), TableNames.withPrefix(PREFIX));
+          JdbcOutboxStore store = JdbcOutboxStore.builder(pass++ % 2 == 0 ? throughBouncer : secondThroughBouncer)
+              .withTablePrefix(PREFIX).withClock(clock).withClaimStrategy(strategy).build();
+          PostgresLargePayloadsTest.assertEverySizeComesBackByteExact(store, clock.instant(), maxRun, combined);
+        }
+      }
+    }
+  }
+
+  /**
    * A relay process SIGKILLed through PgBouncer while inside a claim's transaction, with a committed batch in flight:
    * PgBouncer drops the dirty server connection, so the locks of the open transaction go at once, while the committed
    * batch waits for its lease; PgBouncer goes on serving every other client.

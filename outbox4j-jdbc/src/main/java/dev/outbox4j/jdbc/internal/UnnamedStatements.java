@@ -45,6 +45,15 @@ public final class UnnamedStatements {
   }
 
   /**
+   * @param connection a connection, possibly a pool's proxy
+   * @return whether pgjdbc is on the class path and {@code connection} unwraps to its {@link PGConnection}
+   * @throws SQLException if the driver fails
+   */
+  public static boolean isPgjdbc(Connection connection) throws SQLException {
+    return PGJDBC && connection.isWrapperFor(PGConnection.class);
+  }
+
+  /**
    * Makes the statements of a pgjdbc connection unnamed while outbox4j holds it.
    *
    * @param connection a connection outbox4j borrowed for itself
@@ -52,7 +61,7 @@ public final class UnnamedStatements {
    * @throws SQLException if the driver fails
    */
   public static int keep(Connection connection) throws SQLException {
-    if (!PGJDBC || !connection.isWrapperFor(PGConnection.class)) {
+    if (!isPgjdbc(connection)) {
       return UNCHANGED;
     }
     PGConnection postgres = connection.unwrap(PGConnection.class);
