@@ -89,11 +89,13 @@ final class TwoOutboxesRun {
       Relays relays = new Relays(processes, steadyDatabase.jdbcUrl(), crashingDatabase.jdbcUrl());
       relays.startAll();
       relays.awaitAllReady();
-      ChaosRun.Timeline timeline = new ChaosRun.Timeline();
       Lane steady = new Lane(STEADY, steadyDatabase, steadyConsumer, startWriter(processes, STEADY,
           steadyDatabase, steadyConsumer, seed));
       Lane crashing = new Lane(CRASHING, crashingDatabase, crashingConsumer, startWriter(processes, CRASHING,
           crashingDatabase, crashingConsumer, seed + 1));
+      awaitWriting(List.of(steady, crashing));
+      // from the writers' first commits, not their processes' start: the rate before is taken while they write
+      ChaosRun.Timeline timeline = new ChaosRun.Timeline();
       List<TwoOutboxesReport.Outage> outages = new ArrayList<>();
       List<Instant[]> outageTimes = new ArrayList<>();
       for (int c = 0; c < scenario.crashesAt().size(); c++) {
@@ -149,6 +151,13 @@ final class TwoOutboxesRun {
       ChaosConsumer consumer, long writerSeed) {
     return ChaosRun.startWriter(processes, "writer-" + outbox, ChaosRun.writerArguments("w-" + outbox, database,
         consumer.destination(), scenario.writing(), writerSeed));
+  }
+
+  /** Waits (bounded) until every lane's writer has committed a message. */
+  private static void awaitWriting(List<Lane> lanes) {
+    org.awaitility.Awaitility.await("every writer committing").atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(100)).until(() -> lanes.stream()
+            .noneMatch(lane -> ChaosRun.readCommitOrder(lane.database()).isEmpty()));
   }
 
   private void awaitWriter(ChildProcesses.Child writer) {

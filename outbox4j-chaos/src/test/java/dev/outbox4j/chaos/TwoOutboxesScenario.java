@@ -8,7 +8,7 @@ import java.util.Objects;
  * What the two-outboxes run injects: two PostgreSQL clusters of the suite, an outbox in each, relay-app processes
  * draining both; one cluster (the crashing outbox's) stopped at once and started again several times, relays
  * SIGKILLed and restarted between those outages, writers writing into both outboxes throughout. Times are offsets from
- * the writers' start. Immutable.
+ * the writers' first commits. Immutable.
  *
  * @param form {@code short} or {@code long}
  * @param writing how each writer process writes (one writer process per outbox)
