@@ -284,10 +284,7 @@ final class ChaosRun {
           refusing ? fleet.refusingRefused() : -1,
           bouncer != null ? fleet.statementFailures() : -1, operatorFigures);
       examples.forEach(example -> log("example: " + example));
-      log(report.summary());
-      Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
-          + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      keepSummary(report.summary(), seed);
       return report;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -381,6 +378,13 @@ final class ChaosRun {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Logs a run's summary line and appends it, with the time and seed, to {@code target/chaos/summaries.txt}. */
+  static void keepSummary(String summary, long seed) throws IOException {
+    log(summary);
+    Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " " + summary
+        + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   /** Writes ids into a file of the run's directory, one a line, for looking into a run afterwards. */

@@ -9,7 +9,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -132,10 +131,7 @@ final class TwoOutboxesRun {
             + outage.namedDown() + "/" + outage.relaysWatched() + " relays after " + outage.namedAfter()
             + (outage.stayedUp() ? "" : ", a relay ended on its own"));
       }
-      ChaosRun.log(report.summary());
-      Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
-          + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      ChaosRun.keepSummary(report.summary(), seed);
       return report;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
