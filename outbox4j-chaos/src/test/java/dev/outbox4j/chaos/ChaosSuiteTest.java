@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * transport, on PostgreSQL over the in-process transport with a second destination refusing everything until the
  * writers stop, and on PostgreSQL with production's settings (asynchronous commit, REPEATABLE READ by default, the
  * relays through PgBouncer, an operator at work, a one-key destination refusing for 20 s); and on PostgreSQL into Kafka, exactly once, through kills after commits (once the Kafka transport
- * has its transactional mode);
+ * has its transactional mode); and two PostgreSQL outboxes drained by the runnable relay's processes, one of the two
+ * databases crash-restarted again and again;
  * {@code -Pchaos-long} runs the long form on every pair. See docs/reliability.md.
  */
 class ChaosSuiteTest {

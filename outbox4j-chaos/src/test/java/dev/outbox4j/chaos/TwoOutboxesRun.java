@@ -33,7 +33,9 @@ import java.util.regex.Pattern;
  * other's database would show it there). During each outage every relay's {@code /health/ready} must name the
  * crashing outbox {@code DOWN} while the process keeps serving; the outage lasts its downtime, and longer (bounded)
  * until every relay has said so, so a slow machine delays the answer rather than failing the run. Kills come between
- * outages, never in one, so an outage's rate measures the outage alone. Every process and database it started is gone
+ * outages, never in one and never in the time the rate before is taken, so an outage's rate measures the outage alone;
+ * an outage begins once every relay is ready again (a relay restarted after a kill may take many seconds to start on
+ * a loaded machine). Every process and database it started is gone
  * when {@link #run} returns or throws.
  */
 final class TwoOutboxesRun {
@@ -164,14 +166,14 @@ final class TwoOutboxesRun {
   }
 
   /**
-   * Stops the crashing outbox's database at once, watches every relay's readiness until the downtime is over and each
+   * Waits (bounded) until every relay is ready, stops the crashing outbox's database at once, watches every relay's readiness until the downtime is over and each
    * relay running named the outbox {@code DOWN} (or {@link TwoOutboxesScenario#LONGEST_OUTAGE} passed), then starts it
    * again.
    *
    * @return the outage's start and end
    */
   private Instant[] outage(PostgresCluster database, Relays relays, List<TwoOutboxesReport.Outage> outages) {
-    relays.supervise();
+    relays.awaitAllReady(); // the crash meets relays that run, not one still starting after a kill
     Set<Integer> watched = relays.running();
     Instant from = Instant.now();
     database.crash();

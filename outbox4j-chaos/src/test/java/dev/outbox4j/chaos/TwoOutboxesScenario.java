@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param relays relay processes, each with both outboxes
  * @param crashesAt when the crashing outbox's cluster is stopped ({@code pg_ctl stop -m immediate})
  * @param downtime how long it stays down at least; longer while a relay has not yet named the outbox DOWN (bounded)
- * @param killsAt when a relay is SIGKILLed (and restarted at once); between the outages, so the steady outbox's rate
- *     during an outage measures the outage and nothing else
+ * @param killsAt when a relay is SIGKILLed (and restarted at once); between the outages and after the baseline, so
+ *     the steady outbox's rates measure the outages and nothing else
  * @param baseline how long before the first outage the steady outbox's rate is taken as its rate before
  * @param rateWindow the windows an outage's rate is measured in
  * @param lease the relays' lease
@@ -37,16 +37,21 @@ record TwoOutboxesScenario(String form, ChaosScenario.Writing writing, int relay
     if (crashesAt.isEmpty() || crashesAt.get(0).compareTo(baseline) < 0) {
       throw new IllegalArgumentException("the first outage must come after a baseline of " + baseline);
     }
+    Duration firstCrash = crashesAt.get(0);
+    Duration baselineFrom = firstCrash.minus(baseline);
+    if (killsAt.stream().anyMatch(kill -> kill.compareTo(baselineFrom) >= 0 && kill.compareTo(firstCrash) < 0)) {
+      throw new IllegalArgumentException("no kill in the baseline before the first outage");
+    }
     if (!crashesAt.get(crashesAt.size() - 1).plus(downtime).minus(writing.writeFor()).isNegative()) {
       throw new IllegalArgumentException("every outage must start and end while the writers write");
     }
   }
 
-  /** The default build's form: 45 s of writing, 2 relays, 2 outages of 6 s, 1 relay SIGKILLed. */
+  /** The default build's form: 50 s of writing, 2 relays, 2 outages of 6 s, 1 relay SIGKILLed. */
   static TwoOutboxesScenario shortForm() {
-    return new TwoOutboxesScenario("short", writing(Duration.ofSeconds(45), 40), 2,
+    return new TwoOutboxesScenario("short", writing(Duration.ofSeconds(50), 40), 2,
         List.of(Duration.ofSeconds(14), Duration.ofSeconds(30)), Duration.ofSeconds(6),
-        List.of(Duration.ofSeconds(23)), Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ofSeconds(3),
+        List.of(Duration.ofSeconds(22)), Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ofSeconds(3),
         Duration.ofSeconds(2), Duration.ofSeconds(60));
   }
 
@@ -54,7 +59,7 @@ record TwoOutboxesScenario(String form, ChaosScenario.Writing writing, int relay
   static TwoOutboxesScenario longForm() {
     return new TwoOutboxesScenario("long", writing(Duration.ofSeconds(150), 100), 3,
         List.of(Duration.ofSeconds(30), Duration.ofSeconds(70), Duration.ofSeconds(110)), Duration.ofSeconds(10),
-        List.of(Duration.ofSeconds(20), Duration.ofSeconds(52), Duration.ofSeconds(90), Duration.ofSeconds(132)),
+        List.of(Duration.ofSeconds(42), Duration.ofSeconds(50), Duration.ofSeconds(82), Duration.ofSeconds(122)),
         Duration.ofSeconds(15), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(2),
         Duration.ofMinutes(3));
   }
