@@ -37,8 +37,9 @@ record TwoOutboxesReport(String label, ChaosReport steady, ChaosReport crashing,
    *
    * @param from when the stop began
    * @param until when the database accepted connections again
-   * @param rate the steady outbox's deliveries per second in that time
-   * @param windowRates its deliveries per second in each whole window of that time
+   * @param rate the steady outbox's deliveries per second in that time, as far as the writers still wrote; NaN when
+   *     the outage began too late for a window of it (a loaded machine delayed it past the writing time)
+   * @param windowRates its deliveries per second in each whole window of that time (none when not measured)
    * @param relaysWatched relay processes that were running when the outage began
    * @param namedDown of those, the ones whose readiness named the crashing outbox {@code DOWN} while it was down
    * @param stayedUp whether every relay process kept running through the outage (none ended on its own)
@@ -75,9 +76,14 @@ record TwoOutboxesReport(String label, ChaosReport steady, ChaosReport crashing,
     return rates;
   }
 
-  /** @return each outage's rate of the steady outbox over its rate before */
+  /** @return each outage's rate of the steady outbox over its rate before; NaN for an outage not measured */
   List<Double> ratios() {
     return outages.stream().map(outage -> outage.rate() / rateBefore).toList();
+  }
+
+  /** @return the ratios of the outages measured (begun while the writers wrote) */
+  List<Double> measuredRatios() {
+    return ratios().stream().filter(ratio -> !ratio.isNaN()).toList();
   }
 
   /** @return the lowest window's rate of the steady outbox, over all outages, over its rate before */
@@ -93,11 +99,12 @@ record TwoOutboxesReport(String label, ChaosReport steady, ChaosReport crashing,
 
   /**
    * @return whether every promise held: both outboxes kept every delivery promise, the steady one kept at least
-   *     {@value #LEAST_RATE_RATIO} of its rate in every outage, every outage was named DOWN, no relay ended on its own
+   *     {@value #LEAST_RATE_RATIO} of its rate in every outage measured (the first one at least), every outage was named DOWN, no relay ended on its own
    */
   boolean kept() {
     return steady.kept() && crashing.kept() && rateBefore > 0
-        && ratios().stream().allMatch(ratio -> ratio >= LEAST_RATE_RATIO) && namedDown() == outages.size()
+        && !measuredRatios().isEmpty() && measuredRatios().stream().allMatch(ratio -> ratio >= LEAST_RATE_RATIO)
+        && namedDown() == outages.size()
         && relayCrashes == 0;
   }
 
@@ -119,6 +126,6 @@ record TwoOutboxesReport(String label, ChaosReport steady, ChaosReport crashing,
   }
 
   private static String format(double value) {
-    return String.format(Locale.ROOT, "%.2f", value);
+    return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.2f", value);
   }
 }

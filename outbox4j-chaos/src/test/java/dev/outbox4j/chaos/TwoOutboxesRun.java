@@ -94,6 +94,8 @@ final class TwoOutboxesRun {
           steadyDatabase, steadyConsumer, seed));
       Lane crashing = new Lane(CRASHING, crashingDatabase, crashingConsumer, startWriter(processes, CRASHING,
           crashingDatabase, crashingConsumer, seed + 1));
+      // the writers' own clocks start later, with their JVMs: they write at least until then
+      Instant writersUntil = Instant.now().plus(scenario.writing().writeFor());
       awaitWriting(List.of(steady, crashing));
       // from the writers' first commits, not their processes' start: the rate before is taken while they write
       ChaosRun.Timeline timeline = new ChaosRun.Timeline();
@@ -120,9 +122,13 @@ final class TwoOutboxesRun {
       double before = TwoOutboxesReport.rate(firstArrivals, firstOutage.minus(scenario.baseline()), firstOutage);
       List<TwoOutboxesReport.Outage> measured = new ArrayList<>();
       for (TwoOutboxesReport.Outage outage : outages) {
+        // only while the writers still wrote: after that the steady outbox's rate falls for want of messages
+        Instant end = outage.until().isBefore(writersUntil) ? outage.until() : writersUntil;
+        boolean measurable = !outage.from().plus(scenario.rateWindow()).isAfter(end);
         measured.add(new TwoOutboxesReport.Outage(outage.from(), outage.until(),
-            TwoOutboxesReport.rate(firstArrivals, outage.from(), outage.until()),
-            TwoOutboxesReport.windowRates(firstArrivals, outage.from(), outage.until(), scenario.rateWindow()),
+            measurable ? TwoOutboxesReport.rate(firstArrivals, outage.from(), end) : Double.NaN,
+            measurable ? TwoOutboxesReport.windowRates(firstArrivals, outage.from(), end, scenario.rateWindow())
+                : List.of(),
             outage.relaysWatched(), outage.namedDown(), outage.stayedUp(), outage.namedAfter()));
       }
       TwoOutboxesReport report = new TwoOutboxesReport(runLabel, steadyReport, crashingReport, before, measured,

@@ -47,9 +47,9 @@ record TwoOutboxesScenario(String form, ChaosScenario.Writing writing, int relay
     }
   }
 
-  /** The default build's form: 50 s of writing, 2 relays, 2 outages of 6 s, 1 relay SIGKILLed. */
+  /** The default build's form: 60 s of writing, 2 relays, 2 outages of 6 s, 1 relay SIGKILLed. */
   static TwoOutboxesScenario shortForm() {
-    return new TwoOutboxesScenario("short", writing(Duration.ofSeconds(50), 40), 2,
+    return new TwoOutboxesScenario("short", writing(Duration.ofSeconds(60), 40), 2,
         List.of(Duration.ofSeconds(14), Duration.ofSeconds(30)), Duration.ofSeconds(6),
         List.of(Duration.ofSeconds(22)), Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ofSeconds(3),
         Duration.ofSeconds(2), Duration.ofSeconds(60));
