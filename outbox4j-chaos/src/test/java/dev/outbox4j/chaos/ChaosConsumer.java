@@ -178,6 +178,8 @@ interface ChaosConsumer extends AutoCloseable {
     private final String queue = "chaos-" + UUID.randomUUID();
     private final com.rabbitmq.client.Connection connection;
     private final List<UUID> ids = new ArrayList<>();
+    /** Arrival times (this JVM's clock), parallel to {@link #ids}. */
+    private final List<java.time.Instant> times = new ArrayList<>();
 
     Rabbit() {
       try {
@@ -192,6 +194,7 @@ interface ChaosConsumer extends AutoCloseable {
         channel.basicConsume(queue, true, (tag, delivery) -> {
           synchronized (ids) {
             ids.add(UUID.fromString(delivery.getProperties().getMessageId()));
+            times.add(java.time.Instant.now());
           }
         }, tag -> {});
       } catch (IOException | TimeoutException e) {
@@ -224,6 +227,18 @@ interface ChaosConsumer extends AutoCloseable {
       synchronized (ids) {
         return List.copyOf(ids);
       }
+    }
+
+    /** @return arrival times as this JVM's consumer saw each delivery, duplicates included */
+    @Override
+    public Map<UUID, List<java.time.Instant>> arrivalTimes() {
+      Map<UUID, List<java.time.Instant>> arrivals = new java.util.HashMap<>();
+      synchronized (ids) {
+        for (int i = 0; i < ids.size(); i++) {
+          arrivals.computeIfAbsent(ids.get(i), id -> new ArrayList<>()).add(times.get(i));
+        }
+      }
+      return arrivals;
     }
 
     @Override

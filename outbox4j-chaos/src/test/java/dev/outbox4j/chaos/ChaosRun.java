@@ -49,8 +49,8 @@ final class ChaosRun {
   private static final String PREFIX = "chaos_";
   /** How many times relay 0 is frozen, at most, until a freeze catches it holding claims. */
   private static final int FREEZE_ATTEMPTS = 5;
-  private static final List<String> CHILD_JVM = List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-      "-Xshare:auto");
+  /** The options of the suite's child JVMs, logging nowhere ({@code slf4j-nop}). */
+  static final List<String> CHILD_JVM = childJvm("org.slf4j.nop.NOPServiceProvider");
 
   private final ChaosScenario scenario;
   /** How the relays claim; {@code null}: relays alternate between the two strategies, as in a rolling switch. */
@@ -284,10 +284,7 @@ final class ChaosRun {
           refusing ? fleet.refusingRefused() : -1,
           bouncer != null ? fleet.statementFailures() : -1, operatorFigures);
       examples.forEach(example -> log("example: " + example));
-      log(report.summary());
-      Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " "
-          + report.summary() + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      keepSummary(report.summary(), seed);
       return report;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -336,14 +333,33 @@ final class ChaosRun {
     return keys;
   }
 
+  /**
+   * @param slf4jProvider the SLF4J provider the child logs through (both {@code slf4j-nop} and, for the relay app,
+   *     Logback are on the class path; SLF4J takes the one named, without a warning)
+   * @return the options of a child JVM: a small heap, the serial collector, quick start-up
+   */
+  static List<String> childJvm(String slf4jProvider) {
+    return List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+        "-Dslf4j.provider=" + slf4jProvider, "-Dslf4j.internal.verbosity=WARN");
+  }
+
   private void prepare(ChaosDatabase database) {
+    prepareOutbox(database, production);
+  }
+
+  /**
+   * Creates the outbox tables ({@value #PREFIX} prefix) and the commit record in a database the suite started.
+   *
+   * @param recordDeletions whether every deleted outbox row is recorded too (an operator's run)
+   */
+  static void prepareOutbox(ChaosDatabase database, boolean recordDeletions) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(database.jdbcUrl());
     config.setMaximumPoolSize(2);
     try (HikariDataSource pool = new HikariDataSource(config); Connection connection = pool.getConnection()) {
       JdbcOutboxStore.builder(pool).withTablePrefix(PREFIX).build().migrate();
       database.commitRecord().create(connection);
-      if (production) {
+      if (recordDeletions) {
         ChaosOperator.recordDeletions(connection, PREFIX);
       }
     } catch (SQLException e) {
@@ -351,12 +367,24 @@ final class ChaosRun {
     }
   }
 
-  private static Map<String, List<UUID>> readCommitOrder(ChaosDatabase database) {
+  /** @return the outbox tables' prefix in every database of the suite */
+  static String tablePrefix() {
+    return PREFIX;
+  }
+
+  static Map<String, List<UUID>> readCommitOrder(ChaosDatabase database) {
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl())) {
       return database.commitRecord().order(connection);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Logs a run's summary line and appends it, with the time and seed, to {@code target/chaos/summaries.txt}. */
+  static void keepSummary(String summary, long seed) throws IOException {
+    log(summary);
+    Files.writeString(Path.of("target", "chaos", "summaries.txt"), Instant.now() + " seed=" + seed + " " + summary
+        + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   /** Writes ids into a file of the run's directory, one a line, for looking into a run afterwards. */
@@ -428,7 +456,7 @@ final class ChaosRun {
     }
   }
 
-  private static Map<String, Long> statuses(ChaosDatabase database) {
+  static Map<String, Long> statuses(ChaosDatabase database) {
     Map<String, Long> counts = new LinkedHashMap<>();
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl());
         Statement statement = connection.createStatement();
@@ -454,7 +482,7 @@ final class ChaosRun {
   }
 
   /** @return what the consumer received, retrying (bounded) while it cannot answer (a busy shared server) */
-  private static List<UUID> receivedPatiently(ChaosConsumer consumer) {
+  static List<UUID> receivedPatiently(ChaosConsumer consumer) {
     RuntimeException last = null;
     for (int attempt = 0; attempt < 30; attempt++) {
       try {
@@ -468,7 +496,7 @@ final class ChaosRun {
   }
 
   /** @return how many of these messages the outbox records as delivered */
-  private static long markedDelivered(ChaosDatabase database, Set<UUID> ids) {
+  static long markedDelivered(ChaosDatabase database, Set<UUID> ids) {
     if (ids.isEmpty()) {
       return 0;
     }
@@ -488,6 +516,53 @@ final class ChaosRun {
     return count;
   }
 
+  /**
+   * The arguments of a {@link WriterMain} writing to a database of the suite.
+   *
+   * @param name the writer's name, in its payloads
+   * @param database where it writes (tables of prefix {@value #PREFIX})
+   * @param destination the destination of its messages
+   * @param writing how it writes
+   * @param seed fixes its keys and pauses
+   * @return the arguments, to adjust before {@link #startWriter}
+   */
+  static Map<String, Object> writerArguments(String name, ChaosDatabase database, String destination,
+      ChaosScenario.Writing writing, long seed) {
+    Map<String, Object> args = new LinkedHashMap<>();
+    args.put("name", name);
+    args.put("url", database.jdbcUrl());
+    args.put("prefix", PREFIX);
+    args.put("commitRecord", database.commitRecord().name());
+    args.put("destination", destination);
+    args.put("threads", writing.threadsPerWriter());
+    args.put("duration", writing.writeFor());
+    args.put("maxPause", writing.maxPause());
+    args.put("rollbackShare", writing.rollbackShare());
+    args.put("keys", writing.keys());
+    args.put("hot", writing.hotKeys());
+    args.put("hotShare", writing.hotShare());
+    args.put("seed", seed);
+    return args;
+  }
+
+  /** Starts a writer process ({@link WriterMain}) with these arguments; its log is {@code <child>.log}. */
+  static ChildProcesses.Child startWriter(ChildProcesses processes, String child, Map<String, Object> arguments) {
+    return processes.startJvm(child, WriterMain.class, CHILD_JVM, ChildArguments.of(arguments));
+  }
+
+  /** @return the ids the writers rolled back ({@code ROLLED_BACK} lines of their logs) */
+  static Set<UUID> rolledBack(List<ChildProcesses.Child> writers) {
+    Set<UUID> ids = new HashSet<>();
+    for (ChildProcesses.Child writer : writers) {
+      for (String line : lines(writer.log())) {
+        if (line.startsWith("ROLLED_BACK ")) {
+          ids.add(UUID.fromString(line.substring("ROLLED_BACK ".length()).trim()));
+        }
+      }
+    }
+    return ids;
+  }
+
   /** @return whether the process is stopped (SIGSTOP): state {@code T} in {@code /proc/<pid>/stat} */
   private static boolean isStopped(long pid) {
     try {
@@ -498,7 +573,7 @@ final class ChaosRun {
     }
   }
 
-  private static long waiting(ChaosDatabase database) {
+  static long waiting(ChaosDatabase database) {
     try {
       Map<String, Long> counts = statuses(database);
       return counts.getOrDefault("PENDING", 0L) + counts.getOrDefault("FAILED", 0L);
@@ -516,11 +591,11 @@ final class ChaosRun {
     }
   }
 
-  private static void log(String line) {
+  static void log(String line) {
     System.out.println("[chaos " + Instant.now() + "] " + line);
   }
 
-  private static List<String> lines(Path log) {
+  static List<String> lines(Path log) {
     if (!Files.exists(log)) {
       return List.of();
     }
@@ -532,7 +607,7 @@ final class ChaosRun {
   }
 
   /** The fault timeline: actions at offsets from its start, played in order on the calling thread. */
-  private static final class Timeline {
+  static final class Timeline {
     private record Event(long atMillis, long order, String name, Runnable action) {}
 
     private final PriorityQueue<Event> events = new PriorityQueue<>(
@@ -607,39 +682,21 @@ final class ChaosRun {
 
     void startWriters() {
       for (int w = 0; w < scenario.writers(); w++) {
-        Map<String, Object> args = new LinkedHashMap<>();
-        args.put("name", "w" + w);
-        args.put("url", database.jdbcUrl());
-        args.put("prefix", PREFIX);
-        args.put("commitRecord", database.commitRecord().name());
-        args.put("destination", consumer.destination());
-        args.put("threads", scenario.threadsPerWriter());
-        args.put("duration", scenario.writeFor());
-        args.put("maxPause", scenario.maxPause());
-        args.put("rollbackShare", scenario.rollbackShare());
-        args.put("keys", scenario.keys());
-        args.put("hot", scenario.hotKeys());
-        args.put("hotShare", scenario.hotShare());
-        args.put("seed", seed + w);
-        writers.add(processes.startJvm("writer-" + w, WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
+        writers.add(startWriter(processes, "writer-" + w, writerArguments("w" + w, database, consumer.destination(),
+            scenario.writing(), seed + w)));
       }
       if (refusing) {
-        Map<String, Object> args = new LinkedHashMap<>();
-        args.put("name", "w-refusing");
-        args.put("url", database.jdbcUrl());
-        args.put("prefix", PREFIX);
-        args.put("commitRecord", database.commitRecord().name());
-        args.put("destination", REFUSING_DESTINATION);
+        Map<String, Object> args = writerArguments("w-refusing", database, REFUSING_DESTINATION, scenario.writing(),
+            seed + 1_000);
         args.put("keyPrefix", refusal.oneKey() ? "one-" : "refusing-");
-        args.put("threads", refusal.oneKey() ? 1 : scenario.threadsPerWriter());
-        args.put("duration", scenario.writeFor());
-        args.put("maxPause", refusal.oneKey() ? Duration.ofMillis(200) : scenario.maxPause());
-        args.put("rollbackShare", scenario.rollbackShare());
-        args.put("keys", refusal.oneKey() ? 1 : scenario.keys());
-        args.put("hot", refusal.oneKey() ? 1 : scenario.hotKeys());
-        args.put("hotShare", refusal.oneKey() ? 0.0 : scenario.hotShare());
-        args.put("seed", seed + 1_000);
-        writers.add(processes.startJvm("writer-refusing", WriterMain.class, CHILD_JVM, ChildArguments.of(args)));
+        if (refusal.oneKey()) {
+          args.put("threads", 1);
+          args.put("maxPause", Duration.ofMillis(200));
+          args.put("keys", 1);
+          args.put("hot", 1);
+          args.put("hotShare", 0.0);
+        }
+        writers.add(startWriter(processes, "writer-refusing", args));
       }
     }
 
@@ -842,15 +899,7 @@ final class ChaosRun {
     }
 
     Set<UUID> rolledBack() {
-      Set<UUID> ids = new HashSet<>();
-      for (ChildProcesses.Child writer : writers) {
-        for (String line : lines(writer.log())) {
-          if (line.startsWith("ROLLED_BACK ")) {
-            ids.add(UUID.fromString(line.substring("ROLLED_BACK ".length()).trim()));
-          }
-        }
-      }
-      return ids;
+      return ChaosRun.rolledBack(writers);
     }
 
     long claimsLost() {

@@ -52,6 +52,25 @@ record ChaosScenario(String form, int writers, int threadsPerWriter, Duration wr
     }
   }
 
+  /**
+   * How each writer process writes: the writer's part of a scenario.
+   *
+   * @param threadsPerWriter transactions in flight per writer process
+   * @param writeFor how long it writes
+   * @param maxPause longest random pause between a transaction's write and its commit
+   * @param rollbackShare share of transactions rolled back
+   * @param keys ordinary keys
+   * @param hotKeys hot keys
+   * @param hotShare share of messages on the hot keys
+   */
+  record Writing(int threadsPerWriter, Duration writeFor, Duration maxPause, double rollbackShare, int keys,
+      int hotKeys, double hotShare) {}
+
+  /** @return how each writer process writes */
+  Writing writing() {
+    return new Writing(threadsPerWriter, writeFor, maxPause, rollbackShare, keys, hotKeys, hotShare);
+  }
+
   /** The default build's form: about a minute per database, every fault once, fewer kills. */
   static ChaosScenario shortForm() {
     return new ChaosScenario("short", 2, 3, Duration.ofSeconds(42), Duration.ofMillis(40), 0.1, 40, 5, 0.5, 3,

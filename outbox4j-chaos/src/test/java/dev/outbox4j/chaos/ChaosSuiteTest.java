@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * transport, on PostgreSQL over the in-process transport with a second destination refusing everything until the
  * writers stop, and on PostgreSQL with production's settings (asynchronous commit, REPEATABLE READ by default, the
  * relays through PgBouncer, an operator at work, a one-key destination refusing for 20 s); and on PostgreSQL into Kafka, exactly once, through kills after commits (once the Kafka transport
- * has its transactional mode);
+ * has its transactional mode); and two PostgreSQL outboxes drained by the runnable relay's processes, one of the two
+ * databases crash-restarted again and again;
  * {@code -Pchaos-long} runs the long form on every pair. See docs/reliability.md.
  */
 class ChaosSuiteTest {
@@ -149,6 +150,40 @@ class ChaosSuiteTest {
     soft.assertAll();
   }
 
+  /**
+   * A fault stays in its outbox's lane: two PostgreSQL clusters, an outbox in each, relay processes of the runnable
+   * relay (2, long form 3) each draining both through its configuration's {@code outboxes:} into RabbitMQ, a writer
+   * per outbox writing throughout. One cluster is stopped at once ({@code pg_ctl stop -m immediate}) and started again
+   * (2 outages of 6 s, long form 3 of 10 s), relays are SIGKILLed and restarted between them (1, long form 4). Each
+   * outbox loses, invents, reorders and strands nothing; the steady outbox keeps at least half its delivery rate
+   * during every outage of the other; and during each outage every relay's readiness names the crashing outbox
+   * {@code DOWN} while the process keeps serving.
+   */
+  @Test
+  void two_outboxes_in_one_relay_one_database_crash_restarted_the_other_keeps_every_promise_and_its_rate() {
+    TwoOutboxesScenario scenario = TwoOutboxesScenario.current();
+    TwoOutboxesReport report = TwoOutboxesRun.run("postgresql-two-outboxes-" + scenario.form(), scenario, SEED);
+    SoftAssertions soft = new SoftAssertions();
+    judgeDelivery(soft, report.steady(), Map.of());
+    judgeDelivery(soft, report.crashing(), Map.of());
+    soft.assertThat(report.rateBefore()).as("the steady outbox's deliveries per second before the first outage")
+        .isPositive();
+    soft.assertThat(report.measuredRatios()).as("the steady outbox's rate in each outage of the other, over its rate "
+        + "before").isNotEmpty().allSatisfy(ratio -> org.assertj.core.api.Assertions.assertThat(ratio)
+            .isGreaterThanOrEqualTo(TwoOutboxesReport.LEAST_RATE_RATIO));
+    if (report.measuredRatios().size() < report.outages().size()) {
+      // A precondition, not a promise: on a loaded machine the waits before an outage (every relay ready) may push it
+      // past the writing time, where the steady outbox has nothing left to deliver at its rate.
+      System.out.println("[chaos] " + (report.outages().size() - report.measuredRatios().size()) + " outage(s) began "
+          + "after the writers stopped: their rate not measured (precondition not reached; reported, not asserted)");
+    }
+    soft.assertThat(report.namedDown()).as("outages in which every relay's readiness named the crashing outbox DOWN "
+        + "and kept serving").isEqualTo(scenario.crashesAt().size());
+    soft.assertThat(report.relayCrashes()).as("relay processes that ended on their own").isZero();
+    soft.assertThat(report.relayKills()).as("relay kills").isEqualTo(scenario.killsAt().size());
+    soft.assertAll();
+  }
+
   @Test
   void postgresql_over_the_in_process_transport_loses_invents_reorders_and_strands_nothing() {
     assumeTrue(ChaosScenario.isLong(), "long form only (-Pchaos-long)");
@@ -189,19 +224,7 @@ class ChaosSuiteTest {
    */
   private static void judge(SoftAssertions soft, ChaosReport report, ChaosScenario scenario,
       Map<String, String> deferred, boolean inDoubtAfterAFreeze) {
-    soft.assertThat(report.committed()).as("committed messages").isPositive();
-    soft.assertThat(report.vanished()).as("lost although marked delivered").isZero();
-    soft.assertThat(report.lost()).as("lost and not waiting in the outbox")
-        .isLessThanOrEqualTo(report.stuck() + report.quarantined());
-    check(soft, deferred, "lost", report.lost(), "lost: committed, never received");
-    soft.assertThat(report.rolledBackDelivered()).as("rolled back, yet delivered").isZero();
-    soft.assertThat(report.unknownDelivered()).as("delivered, never written").isZero();
-    check(soft, deferred, "orderViolations", report.orderViolations(),
-        "per-key order violations against commit order");
-    check(soft, deferred, "lateCopies", report.lateCopies(),
-        "late copies: a duplicate arriving after a later message of its key (SPEC: a late copy never overtakes)");
-    check(soft, deferred, "stuck", report.stuck(), "stuck: still waiting after the drain time");
-    check(soft, deferred, "quarantined", report.quarantined(), "quarantined");
+    judgeDelivery(soft, report, deferred);
     long fenced = inDoubtAfterAFreeze ? report.frozenRefused() + report.frozenUnsent() : report.frozenRefused();
     String fencedMeans = inDoubtAfterAFreeze
         ? "the frozen relay's claims after its resume: completions refused, or left to their leases"
@@ -217,6 +240,23 @@ class ChaosSuiteTest {
       soft.assertThat(fenced).as(fencedMeans).isPositive();
     }
     soft.assertThat(report.relayKills()).as("relay kills").isEqualTo(scenario.relayKills());
+  }
+
+  /** The delivery promises: nothing lost, rolled back yet delivered, invented, reordered, late-copied, stranded. */
+  private static void judgeDelivery(SoftAssertions soft, ChaosReport report, Map<String, String> deferred) {
+    soft.assertThat(report.committed()).as("committed messages").isPositive();
+    soft.assertThat(report.vanished()).as("lost although marked delivered").isZero();
+    soft.assertThat(report.lost()).as("lost and not waiting in the outbox")
+        .isLessThanOrEqualTo(report.stuck() + report.quarantined());
+    check(soft, deferred, "lost", report.lost(), "lost: committed, never received");
+    soft.assertThat(report.rolledBackDelivered()).as("rolled back, yet delivered").isZero();
+    soft.assertThat(report.unknownDelivered()).as("delivered, never written").isZero();
+    check(soft, deferred, "orderViolations", report.orderViolations(),
+        "per-key order violations against commit order");
+    check(soft, deferred, "lateCopies", report.lateCopies(),
+        "late copies: a duplicate arriving after a later message of its key (SPEC: a late copy never overtakes)");
+    check(soft, deferred, "stuck", report.stuck(), "stuck: still waiting after the drain time");
+    check(soft, deferred, "quarantined", report.quarantined(), "quarantined");
   }
 
   private static void check(SoftAssertions soft, Map<String, String> deferred, String name, long value,

@@ -231,9 +231,9 @@ final class PostgresCluster implements ChaosDatabase {
   public void crashRestart(Duration downtime) {
     switch (crash) {
       case RESTART_IMMEDIATE -> {
-        stopImmediately(data);
+        crash();
         ChaosRun.pause(downtime); // the outage itself
-        startServer(data, port);
+        startAfterCrash();
       }
       case BACKEND_KILLED -> {
         killABackend();
@@ -247,6 +247,19 @@ final class PostgresCluster implements ChaosDatabase {
         ChaosDatabase.awaitAccepting(jdbcUrl());
       }
     }
+  }
+
+  /**
+   * Crashes the server with {@code pg_ctl stop -m immediate} (no checkpoint) and leaves it down, for a caller that
+   * watches the outage itself; {@link #startAfterCrash} ends it.
+   */
+  void crash() {
+    stopImmediately(data);
+  }
+
+  /** Starts the server after {@link #crash} (it replays the WAL) and waits until it accepts connections. */
+  void startAfterCrash() {
+    startServer(data, port);
   }
 
   /** SIGKILLs one client backend (a writer's or a relay's); the postmaster then reinitialises. */
