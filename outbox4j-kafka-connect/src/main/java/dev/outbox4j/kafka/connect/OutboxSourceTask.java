@@ -135,6 +135,7 @@ public final class OutboxSourceTask extends SourceTask {
   @Override
   public @Nullable List<SourceRecord> poll() throws InterruptedException {
     OutboxSourceConfig settings = required(config);
+    required(metrics).publish(); // a name the task's previous instance held at start
     try {
       if (!settle()) {
         inFlight.awaitAnswers(settings.pollInterval().toMillis());
@@ -296,6 +297,10 @@ public final class OutboxSourceTask extends SourceTask {
   @Override
   public void stop() {
     stopping.countDown();
+    TaskMetrics published = metrics;
+    if (published != null) {
+      published.close(); // before the worker closes the producer: the task's next instance may start meanwhile
+    }
     HikariDataSource pool = dataSource;
     if (pool != null) {
       pool.close();
