@@ -56,9 +56,7 @@ class OutboxSourceConnectorBrokerOutageTest {
       int chunk = ENTRIES / (outages + 1);
       outbox.write(messages.subList(0, chunk));
       int written = chunk;
-      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(PREFIX, topic, 2);
-      config.put("producer.override.transaction.timeout.ms", "10000");
-      config.put(OutboxSourceConfig.LEASE_MS, "40000");
+      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.shortLeaseConfig(PREFIX, topic, 2);
       ConnectRest rest = workers.rest(0);
       rest.putConnector(NAME, config);
       rest.awaitRunning(NAME, 2);
@@ -71,10 +69,7 @@ class OutboxSourceConnectorBrokerOutageTest {
           int target = Math.min(judge.poll() + 200, written);
           judge.awaitAtLeast("progress before outage " + outage, target, Duration.ofMinutes(5), restartFailed);
           proxy.cut();
-          long cut = System.nanoTime();
-          Awaitility.await("outage " + outage + " held " + OUTAGE.toSeconds() + " s")
-              .atMost(OUTAGE.plusSeconds(30)).pollInterval(Duration.ofMillis(200))
-              .until(() -> System.nanoTime() - cut >= OUTAGE.toNanos());
+          OutboxSourceConnectorExactlyOnceTest.hold("outage " + outage, OUTAGE);
           proxy.restore();
         }
       } finally {

@@ -64,11 +64,8 @@ class OutboxSourceConnectorOtherDatabasesTest {
       JdbcOutboxStore store = JdbcOutboxStore.builder(dataSource).withTablePrefix(prefix).build();
       store.migrate();
       write(store, dataSource, messages.subList(0, ENTRIES / 2));
-      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(prefix, topic, 2);
+      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.shortLeaseConfig(prefix, topic, 2);
       config.put(OutboxSourceConfig.JDBC_URL, url);
-      // A killed worker's claims come back after the lease: the shortest the transaction timeout allows.
-      config.put("producer.override.transaction.timeout.ms", "10000");
-      config.put(OutboxSourceConfig.LEASE_MS, "40000");
       workers.rest(0).putConnector(database, config);
       workers.rest(0).awaitRunning(database, 2);
       write(store, dataSource, messages.subList(ENTRIES / 2, ENTRIES)); // while the tasks drain

@@ -38,26 +38,36 @@ class OutboxSourceTaskMetricsTest {
     return registry.metric(new MetricName(name, "plugins", "", tags(task)));
   }
 
+  /** A task instance as a worker runs it: the task and the plugin metrics the worker made for it. */
+  private record Instance(OutboxSourceTask task, PluginMetricsImpl metrics) {
+    /** What the worker's close of the instance does: the task's stop, later the plugin metrics' close. */
+    void close() throws Exception {
+      task.stop();
+      metrics.close();
+    }
+  }
+
+  private Instance start(int task) {
+    PluginMetricsImpl metrics = new PluginMetricsImpl(registry, tags(task));
+    return new Instance(outbox.start(metrics), metrics);
+  }
+
   @Test
   void a_task_restarted_while_its_previous_instance_still_closes_starts_and_publishes_its_metrics()
       throws Exception {
     outbox.write(4);
-    PluginMetricsImpl previousMetrics = new PluginMetricsImpl(registry, tags(0));
-    OutboxSourceTask previous = outbox.start(previousMetrics);
-    // The worker gave up waiting for the previous instance (its close still runs) and starts the next one.
-    PluginMetricsImpl nextMetrics = new PluginMetricsImpl(registry, tags(0));
-    OutboxSourceTask next = outbox.start(nextMetrics);
+    Instance previous = start(0);
+    Instance next = start(0); // the worker gave up waiting for the previous instance, whose close still runs
     try {
-      previous.stop(); // the previous instance's close: the task first, then the producer, then its plugin metrics
-      assertThat(next.poll()).hasSize(4);
-      previousMetrics.close();
+      previous.task().stop(); // the previous instance's close: the task first, then the producer, then its metrics
+      assertThat(next.task().poll()).hasSize(4);
+      previous.metrics().close();
 
       assertThat(metric("entries-claimed-total", 0)).as("the next instance's count, published")
           .isNotNull().extracting(KafkaMetric::metricValue).isEqualTo(4L);
       assertThat(metric("poll-time-max-ms", 0)).isNotNull();
     } finally {
-      next.stop();
-      nextMetrics.close();
+      next.close();
     }
     assertThat(metric("entries-claimed-total", 0)).as("removed when the task stops").isNull();
   }
@@ -65,21 +75,17 @@ class OutboxSourceTaskMetricsTest {
   @Test
   void one_task_stopping_leaves_the_metrics_of_another_task_on_the_worker() throws Exception {
     outbox.write(4);
-    PluginMetricsImpl firstMetrics = new PluginMetricsImpl(registry, tags(0));
-    OutboxSourceTask first = outbox.start(firstMetrics);
-    PluginMetricsImpl secondMetrics = new PluginMetricsImpl(registry, tags(1));
-    OutboxSourceTask second = outbox.start(secondMetrics);
+    Instance first = start(0);
+    Instance second = start(1);
     try {
-      assertThat(second.poll()).hasSize(4);
-      first.stop();
-      firstMetrics.close();
+      assertThat(second.task().poll()).hasSize(4);
+      first.close();
 
       assertThat(metric("poll-time-max-ms", 1)).as("the second task's poll times").isNotNull();
       assertThat(metric("entries-claimed-total", 1)).isNotNull().extracting(KafkaMetric::metricValue)
           .isEqualTo(4L);
     } finally {
-      second.stop();
-      secondMetrics.close();
+      second.close();
     }
   }
 }
