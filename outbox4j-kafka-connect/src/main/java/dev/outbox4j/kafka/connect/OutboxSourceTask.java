@@ -222,6 +222,9 @@ public final class OutboxSourceTask extends SourceTask {
         required(metrics).settled(landedEarlier.size() - lost.size());
         toSend.removeAll(landedEarlier);
       }
+      LOGGER.log(System.Logger.Level.INFO, "taken over: {0} entries claimed in doubt (an earlier claim ended"
+          + " without an outcome), {1} settled as landed, {2} sent again", inDoubt.size(), landedEarlier.size(),
+          inDoubt.size() - landedEarlier.size());
     }
     Batch batch = build(outbox, toSend);
     // Checked again as the records leave: the look-up of the offsets and the build may have stalled (a pause of the
