@@ -155,7 +155,6 @@ final class TaskMetrics {
     claimed.addAndGet(entries);
   }
 
-
   void committed(int entries) {
     committed.addAndGet(entries);
   }
