@@ -48,8 +48,10 @@ import org.jspecify.annotations.Nullable;
  * <h2>Fencing</h2>
  * Connect fences a task's earlier generation (its transactional id); the store fences a stale claim (its token). A
  * transaction still open when its lease ends is certain to be aborted: the lease exceeds the producer's transaction
- * timeout plus a margin, checked at configuration time, and a batch whose lease has run too far when the claim
- * returns is handed back instead of sent.
+ * timeout plus a margin, checked at configuration time. A batch is handed to Connect only within its send window (the
+ * lease less the transaction timeout and the margin, counted from the claim's start): the window is checked when the
+ * claim returns and again right before the poll returns the records, so a task that stalled in between (a pause of its
+ * JVM, a stopped process) hands the batch back unsent instead of sending entries another task may have taken over.
  *
  * <h2>Metrics</h2>
  * Claimed, committed, settled from offsets, quarantined, records in flight and poll time, through Connect's plugin
@@ -133,6 +135,7 @@ public final class OutboxSourceTask extends SourceTask {
   @Override
   public @Nullable List<SourceRecord> poll() throws InterruptedException {
     OutboxSourceConfig settings = required(config);
+    required(metrics).publish(); // a name the task's previous instance held at start
     try {
       if (!settle()) {
         inFlight.awaitAnswers(settings.pollInterval().toMillis());
@@ -202,7 +205,8 @@ public final class OutboxSourceTask extends SourceTask {
       return List.of();
     }
     required(metrics).claimed(claims.size());
-    if (clock.instant().isAfter(now.plus(sendWindow))) {
+    Instant sendBy = now.plus(sendWindow);
+    if (clock.instant().isAfter(sendBy)) {
       outbox.release(claims); // too much of the lease is gone for a transaction to end before it
       return List.of();
     }
@@ -218,15 +222,32 @@ public final class OutboxSourceTask extends SourceTask {
         required(metrics).settled(landedEarlier.size() - lost.size());
         toSend.removeAll(landedEarlier);
       }
+      LOGGER.log(System.Logger.Level.INFO, "taken over: {0} entries claimed in doubt (an earlier claim ended"
+          + " without an outcome), {1} settled as landed, {2} sent again", inDoubt.size(), landedEarlier.size(),
+          inDoubt.size() - landedEarlier.size());
     }
-    return build(outbox, toSend);
+    Batch batch = build(outbox, toSend);
+    // Checked again as the records leave: the look-up of the offsets and the build may have stalled (a pause of the
+    // worker's JVM, a stopped process) past the window, and records handed to Connect now could still be in an open
+    // transaction when the lease ends and another task takes the entries over.
+    if (!batch.claims().isEmpty() && clock.instant().isAfter(sendBy)) {
+      outbox.release(batch.claims());
+      LOGGER.log(System.Logger.Level.WARNING, "{0} claimed entries handed back unsent: the poll reached its end after"
+          + " the send window of their lease ({1})", batch.claims().size(), sendBy);
+      return List.of();
+    }
+    inFlight.sent(batch.claims());
+    return batch.records();
   }
+
+  /** The claims a poll sends and their records, in the same order. */
+  private record Batch(List<Claim> claims, List<SourceRecord> records) {}
 
   /**
    * Builds the records; quarantines a refused entry and hands back what follows it in its key. The offset lists only
    * the entries whose records are returned: an entry quarantined or handed back here never landed.
    */
-  private List<SourceRecord> build(OutboxStore outbox, List<Claim> claims) {
+  private Batch build(OutboxStore outbox, List<Claim> claims) {
     OutboxRecords layout = required(records);
     Set<String> blockedKeys = new HashSet<>();
     List<Claim> handedBack = new ArrayList<>();
@@ -254,8 +275,7 @@ public final class OutboxSourceTask extends SourceTask {
     for (Claim claim : accepted) {
       built.add(layout.recordOf(claim, partition, offset));
     }
-    inFlight.sent(accepted);
-    return built;
+    return new Batch(accepted, built);
   }
 
   @Override
@@ -280,6 +300,10 @@ public final class OutboxSourceTask extends SourceTask {
   @Override
   public void stop() {
     stopping.countDown();
+    TaskMetrics published = metrics;
+    if (published != null) {
+      published.close(); // before the worker closes the producer: the task's next instance may start meanwhile
+    }
     HikariDataSource pool = dataSource;
     if (pool != null) {
       pool.close();

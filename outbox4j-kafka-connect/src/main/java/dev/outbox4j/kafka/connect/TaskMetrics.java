@@ -1,14 +1,16 @@
 package dev.outbox4j.kafka.connect;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.MeasurableStat;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
@@ -18,8 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A task's metrics, registered through Connect's plugin metrics (KIP-877, Connect 4.1+): the worker publishes them with
- * its own metrics, in JMX as {@code kafka.connect:type=plugins,connector=<connector>,task=<task>}, and removes them when
- * the task stops.
+ * its own metrics, in JMX as {@code kafka.connect:type=plugins,connector=<connector>,task=<task>}.
  *
  * <ul>
  *   <li>{@code entries-claimed-total}: entries this task claimed (a claim handed back unsent counts too);
@@ -32,14 +33,19 @@ import org.jspecify.annotations.Nullable;
  *       look-up, building the records), over the worker's metrics window.
  * </ul>
  *
- * <p>A task started again on a worker that still holds its previous instance's metrics publishes its counts once the
- * worker lets the names go (tried at every poll that returns records), rather than fail to start. On a worker older
- * than 4.1 (no plugin metrics) the counts are kept and not published. Thread-safe.
+ * <h2>A task restarted on the same worker</h2>
+ * The names are the same for every instance of a task, and the worker removes an instance's metrics only at the end of
+ * its close, after the task's {@code stop()} and the producer's close (up to 30 s), while it may start the next
+ * instance once the graceful stop timeout (5 s) passed. So the metrics are removed in {@link #close} (the task's
+ * {@code stop()}); a name still held by an instance that has not stopped yet is not an error: the count is kept and the
+ * name registered by a later {@link #publish}. The poll-time sensor has a name of its own per instance: the worker's
+ * sensors are shared by name, and a shared one would mix the tasks' polls and lose every task's poll times when one
+ * task stopped.
+ *
+ * <p>On a worker older than 4.1 (no plugin metrics) the counts are kept and not published. Thread-safe.
  */
 final class TaskMetrics {
   private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.kafka.connect");
-  /** Sensors are named in the worker's registry without tags: each instance takes a name no other task shares. */
-  private static final AtomicLong SENSORS = new AtomicLong();
 
   private final AtomicLong claimed = new AtomicLong();
   private final AtomicLong committed = new AtomicLong();
@@ -47,33 +53,35 @@ final class TaskMetrics {
   private final AtomicLong quarantined = new AtomicLong();
   private final @Nullable PluginMetrics metrics;
   private final @Nullable Sensor pollTime;
-  /** Gauges whose name the worker still holds for an earlier instance of this task; guarded by {@code this}. */
-  private final Map<MetricName, LongSupplier> unpublished = new LinkedHashMap<>();
-  private volatile boolean allPublished;
+  private final String sensorName = "outbox4j-poll-time-" + UUID.randomUUID();
+  /** What is still to register (a name held by an earlier instance of the task), in order. */
+  private final Map<MetricName, Runnable> unpublished = new LinkedHashMap<>();
+  private final List<MetricName> published = new ArrayList<>();
+  private boolean closed;
 
   private TaskMetrics(@Nullable PluginMetrics metrics, LongSupplier inFlight) {
     this.metrics = metrics;
     if (metrics == null) {
       pollTime = null;
-      allPublished = true;
       return;
     }
-    gauge(metrics, "entries-claimed-total", "Entries this task claimed.", claimed::get);
-    gauge(metrics, "entries-committed-total", "Entries retired after Connect reported their records committed.",
+    count(metrics, "entries-claimed-total", "Entries this task claimed.", claimed::get);
+    count(metrics, "entries-committed-total", "Entries retired after Connect reported their records committed.",
         committed::get);
-    gauge(metrics, "entries-settled-total", "Entries retired because a committed source offset lists them, instead"
+    count(metrics, "entries-settled-total", "Entries retired because a committed source offset lists them, instead"
         + " of being sent again.", settled::get);
-    gauge(metrics, "entries-quarantined-total", "Entries quarantined because Kafka would refuse their record.",
+    count(metrics, "entries-quarantined-total", "Entries quarantined because Kafka would refuse their record.",
         quarantined::get);
-    gauge(metrics, "records-in-flight", "Records of the last poll not reported committed yet.", inFlight);
-    publish();
-    Sensor sensor = metrics.addSensor("outbox4j-task-poll-time-" + SENSORS.incrementAndGet());
-    // A name an earlier instance still holds: add() refuses the stat only (the sensor records all the same).
-    addStat(sensor, metrics.metricName("poll-time-avg-ms", "Average time of a poll that returned records.",
-        new LinkedHashMap<>()), new Avg());
-    addStat(sensor, metrics.metricName("poll-time-max-ms", "Longest time of a poll that returned records.",
-        new LinkedHashMap<>()), new Max());
+    count(metrics, "records-in-flight", "Records of the last poll not reported committed yet.", inFlight);
+    Sensor sensor = metrics.addSensor(sensorName);
     pollTime = sensor;
+    MetricName average = metrics.metricName("poll-time-avg-ms", "Average time of a poll that returned records.",
+        new LinkedHashMap<>());
+    unpublished.put(average, () -> sensor.add(average, new Avg()));
+    MetricName longest = metrics.metricName("poll-time-max-ms", "Longest time of a poll that returned records.",
+        new LinkedHashMap<>());
+    unpublished.put(longest, () -> sensor.add(longest, new Max()));
+    publish();
   }
 
   /**
@@ -88,65 +96,59 @@ final class TaskMetrics {
     } catch (AbstractMethodError | UnsupportedOperationException olderWorker) {
       metrics = null;
     }
-    return of(metrics, inFlight);
-  }
-
-  /**
-   * @param metrics the task's plugin metrics, or null on a worker without them
-   * @param inFlight how many records are awaited
-   * @return the task's metrics
-   */
-  static TaskMetrics of(@Nullable PluginMetrics metrics, LongSupplier inFlight) {
     return new TaskMetrics(metrics, inFlight);
   }
 
-  private void gauge(PluginMetrics metrics, String name, String description, LongSupplier value) {
-    unpublished.put(metrics.metricName(name, description, new LinkedHashMap<>()), value);
-  }
-
-  private static void addStat(Sensor sensor, MetricName name, MeasurableStat stat) {
-    try {
-      sensor.add(name, stat);
-    } catch (IllegalArgumentException heldByAnEarlierInstance) {
-      LOGGER.log(System.Logger.Level.WARNING, "task metric {0} not published: {1}", name.name(),
-          heldByAnEarlierInstance.getMessage());
-    }
+  private void count(PluginMetrics registry, String name, String description, LongSupplier value) {
+    MetricName metricName = registry.metricName(name, description, new LinkedHashMap<>());
+    unpublished.put(metricName, () -> registry.addMetric(metricName, (Gauge<Long>) (config, now) -> value.getAsLong()));
   }
 
   /**
-   * Registers the gauges not registered yet. A task started again on the same worker may start before the worker has
-   * removed the previous instance's metrics (its stop outlasted the worker's graceful shutdown timeout, or a
-   * rebalance restarted it at once): the names are still taken, and registering would fail the task. Those gauges are
-   * tried again at every poll until the worker lets them go.
+   * Registers the metrics not registered yet; a name an earlier instance of the task still holds stays for the next
+   * call (each poll makes one).
    */
-  void publish() {
-    if (allPublished) {
+  synchronized void publish() {
+    if (closed || unpublished.isEmpty()) {
       return;
     }
-    synchronized (this) {
-      PluginMetrics registry = metrics;
-      if (registry == null) {
-        return;
+    for (Iterator<Map.Entry<MetricName, Runnable>> pending = unpublished.entrySet().iterator(); pending.hasNext(); ) {
+      Map.Entry<MetricName, Runnable> metric = pending.next();
+      try {
+        metric.getValue().run();
+      } catch (IllegalArgumentException heldByAnEarlierInstance) {
+        LOGGER.log(System.Logger.Level.DEBUG, "metric {0} not registered yet: {1}", metric.getKey().name(),
+            heldByAnEarlierInstance.getMessage());
+        continue;
       }
-      for (Iterator<Map.Entry<MetricName, LongSupplier>> it = unpublished.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<MetricName, LongSupplier> gauge = it.next();
-        LongSupplier value = gauge.getValue();
-        try {
-          registry.addMetric(gauge.getKey(), (Gauge<Long>) (config, now) -> value.getAsLong());
-          it.remove();
-        } catch (IllegalArgumentException stillHeld) {
-          // The previous instance's metric: the next poll tries again.
-        } catch (IllegalStateException closed) {
-          unpublished.clear();
-        }
-      }
-      allPublished = unpublished.isEmpty();
+      published.add(metric.getKey());
+      pending.remove();
     }
   }
 
-  /** @return whether every gauge is registered (tests) */
-  boolean published() {
-    return allPublished;
+  /** Removes this instance's metrics (the task stops); the counts stay readable. */
+  synchronized void close() {
+    PluginMetrics registry = metrics;
+    if (closed || registry == null) {
+      return;
+    }
+    closed = true;
+    quietly(() -> registry.removeSensor(sensorName)); // with the poll-time metrics added to it
+    for (MetricName name : published) {
+      if (!name.name().startsWith("poll-time-")) {
+        quietly(() -> registry.removeMetric(name));
+      }
+    }
+    published.clear();
+  }
+
+  private static void quietly(Runnable removal) {
+    try {
+      removal.run();
+    } catch (IllegalStateException | IllegalArgumentException alreadyRemoved) {
+      // the worker closed this instance's plugin metrics first: nothing is left to remove
+      LOGGER.log(System.Logger.Level.DEBUG, "task metric already removed: {0}", alreadyRemoved.getMessage());
+    }
   }
 
   void claimed(int entries) {
@@ -167,7 +169,6 @@ final class TaskMetrics {
 
   /** @param time how long a poll that returned records took */
   void polled(Duration time) {
-    publish();
     Sensor sensor = pollTime;
     if (sensor != null) {
       sensor.record(time.toNanos() / 1e6);

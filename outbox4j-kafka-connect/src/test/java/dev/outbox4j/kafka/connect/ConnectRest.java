@@ -59,6 +59,27 @@ final class ConnectRest {
     send("PUT", "connectors/" + name + "/stop", null, 202, 204);
   }
 
+  /** Restarts one task of the connector, as an operator does for a task in state {@code FAILED}. */
+  void restartTask(String name, int task) {
+    send("POST", "connectors/" + name + "/tasks/" + task + "/restart", null, 200, 202, 204);
+  }
+
+  /**
+   * Restarts the connector's tasks that are in state {@code FAILED}.
+   *
+   * @return how many were restarted
+   */
+  int restartFailedTasks(String name) {
+    int restarted = 0;
+    for (JsonNode task : status(name).path("tasks")) {
+      if ("FAILED".equals(task.path("state").asText())) {
+        restartTask(name, task.path("id").asInt());
+        restarted++;
+      }
+    }
+    return restarted;
+  }
+
   /** Waits until the connector and each of this many tasks is in {@code state} ({@code PAUSED}, {@code STOPPED}). */
   void awaitState(String name, String state, int tasks) {
     Awaitility.await(name + " " + state + " with " + tasks + " tasks").atMost(Duration.ofSeconds(120))

@@ -48,6 +48,23 @@ final class Judge implements AutoCloseable {
   }
 
   /**
+   * Waits until at least {@code count} records have arrived in all, running {@code meanwhile} before each look (a
+   * restart of the tasks that failed, say); an exception it throws (a worker not answering in a rebalance) is retried.
+   *
+   * @param what what the wait is for, named in the failure
+   * @param count the least number of records
+   * @param limit the longest wait
+   * @param meanwhile what to do before each look
+   */
+  void awaitAtLeast(String what, int count, Duration limit, Runnable meanwhile) {
+    Awaitility.await(what + ": " + count + " records").atMost(limit).pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions().until(() -> {
+          meanwhile.run();
+          return poll() >= count;
+        });
+  }
+
+  /**
    * Waits for {@code more} records beyond those that have arrived now, or for all {@code written} if fewer are left: a
    * wait that a fast drain cannot make unreachable (if everything written has already arrived it returns at once).
    *

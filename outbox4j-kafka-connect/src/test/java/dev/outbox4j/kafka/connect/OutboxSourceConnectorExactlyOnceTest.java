@@ -60,6 +60,29 @@ class OutboxSourceConnectorExactlyOnceTest {
     return config;
   }
 
+  /**
+   * @return {@link #connectorConfig} with the shortest lease the transaction timeout allows (10 s, lease 40 s): what a
+   *     killed, cut-off or frozen task held comes back after 40 s
+   */
+  static Map<String, String> shortLeaseConfig(String tablePrefix, String topic, int tasks) {
+    Map<String, String> config = connectorConfig(tablePrefix, topic, tasks);
+    config.put("producer.override.transaction.timeout.ms", "10000");
+    config.put(OutboxSourceConfig.LEASE_MS, "40000");
+    return config;
+  }
+
+  /**
+   * Keeps a fault in place (a cut, a frozen process) for {@code length}: the wait ends when that long has passed.
+   *
+   * @param what the fault, named in a failure
+   * @param length how long it lasts
+   */
+  static void hold(String what, Duration length) {
+    long from = System.nanoTime();
+    Awaitility.await(what + " held " + length.toSeconds() + " s").atMost(length.plusSeconds(30))
+        .pollInterval(Duration.ofMillis(200)).until(() -> System.nanoTime() - from >= length.toNanos());
+  }
+
   static List<Message> messages(int count, int keys, String keyPrefix) {
     List<Message> messages = new ArrayList<>(count);
     int[] next = new int[keys];

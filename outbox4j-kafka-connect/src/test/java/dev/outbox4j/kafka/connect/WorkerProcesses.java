@@ -76,6 +76,33 @@ final class WorkerProcesses implements AutoCloseable {
     processes[i].waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Stops worker {@code i} with SIGSTOP, as a long GC pause or a frozen VM would: it holds its sockets and does nothing. */
+  void freeze(int i) throws IOException, InterruptedException {
+    signal(i, "-STOP");
+  }
+
+  /** Lets a frozen worker {@code i} run on (SIGCONT). */
+  void thaw(int i) throws IOException, InterruptedException {
+    signal(i, "-CONT");
+  }
+
+  private void signal(int i, String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[i].pid())).inheritIO().start();
+    if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill " + signal + " of worker " + i + " failed");
+    }
+  }
+
+  /** @return the REST id of worker {@code i} ({@code host:port}), as task statuses name it in {@code worker_id} */
+  String id(int i) {
+    return "127.0.0.1:" + ports[i];
+  }
+
+  /** @return what worker {@code i} logged so far, over all its runs */
+  List<String> log(int i) throws IOException {
+    return Files.readAllLines(directory.resolve("worker-" + i + ".log"));
+  }
+
   /** Starts worker {@code i} again on its port, and waits until it answers. */
   void restart(int i) {
     launch(i);
