@@ -46,6 +46,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
   private final Clock clock;
   private final MessageLimits limits;
   private final boolean wakeUpNotify;
+  private final boolean preparedStatements;
   private volatile @Nullable OutboxRows detected;
 
   private JdbcOutbox(Builder builder) {
@@ -54,6 +55,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
     this.clock = builder.clock;
     this.limits = builder.limits;
     this.wakeUpNotify = builder.wakeUpNotify;
+    this.preparedStatements = builder.preparedStatements;
     this.detected = builder.dialect == null ? null : new OutboxRows(builder.dialect, names);
   }
 
@@ -99,7 +101,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
       }
       OutboxRows rows = rows(transaction);
       Instant now = clock.instant();
-      try (PreparedStatement insert = UnnamedStatements.unnamed(transaction.prepareStatement(rows.insert))) {
+      try (PreparedStatement insert = prepare(transaction, rows.insert)) {
         if (messages.size() == 1) {
           rows.bindInsert(insert, OutboxEntry.pending(messages.get(0), now));
           insert.executeUpdate();
@@ -118,7 +120,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
       }
       String notify = rows.dialect.wakeUpStatement();
       if (wakeUpNotify && notify != null) {
-        try (PreparedStatement statement = UnnamedStatements.unnamed(transaction.prepareStatement(notify))) {
+        try (PreparedStatement statement = prepare(transaction, notify)) {
           statement.setString(1, channel(names));
           statement.execute();
         }
@@ -149,6 +151,12 @@ public final class JdbcOutbox implements Outbox<Connection> {
     return rows;
   }
 
+  /** A statement on the caller's connection: unnamed on pgjdbc unless prepared statements were allowed. */
+  private PreparedStatement prepare(Connection transaction, String sql) throws SQLException {
+    PreparedStatement statement = transaction.prepareStatement(sql);
+    return preparedStatements ? statement : UnnamedStatements.unnamed(statement);
+  }
+
   /** Configures a {@link JdbcOutbox}. Not thread-safe; {@link #build()} returns an immutable writer. */
   public static final class Builder {
     private @Nullable JdbcDialect dialect;
@@ -156,6 +164,7 @@ public final class JdbcOutbox implements Outbox<Connection> {
     private Clock clock = Clock.systemUTC();
     private MessageLimits limits = MessageLimits.defaults();
     private boolean wakeUpNotify;
+    private boolean preparedStatements;
 
     private Builder() {}
 
@@ -206,6 +215,25 @@ public final class JdbcOutbox implements Outbox<Connection> {
      */
     public Builder withWakeUpNotify(boolean enabled) {
       this.wakeUpNotify = enabled;
+      return this;
+    }
+
+    /**
+     * On PostgreSQL with pgjdbc, let the driver prepare the writer's statements as the caller's connection decides
+     * ({@code prepareThreshold}, 5 by default: a named server-side statement from its fifth run on a connection),
+     * instead of sending them unnamed. That saves PostgreSQL a parse and a plan per write (about 60–70 µs of CPU per
+     * write on the project's benchmark machine, {@code docs/benchmark-findings.md}). Only for applications that reach
+     * PostgreSQL directly or through a pooler that keeps prepared statements per client (PgBouncer 1.21 or later with
+     * {@code max_prepared_statements}): through PgBouncer in transaction mode before 1.21 a named statement can meet
+     * another client's server connection ({@code prepared statement "S_1" does not exist}). Ignored with other
+     * drivers. The relay's own statements stay unnamed either way.
+     *
+     * @param enabled {@code true} to let the driver prepare; default {@code false} (every statement unnamed, which
+     *     works through any pooler)
+     * @return this builder
+     */
+    public Builder withPreparedStatements(boolean enabled) {
+      this.preparedStatements = enabled;
       return this;
     }
 

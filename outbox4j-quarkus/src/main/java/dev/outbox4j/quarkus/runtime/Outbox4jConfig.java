@@ -112,6 +112,13 @@ public interface Outbox4jConfig {
     /** Whether each write also sends PostgreSQL's NOTIFY, waking relays in other processes at once. */
     @WithDefault("false")
     boolean wakeUpNotify();
+
+    /**
+     * On PostgreSQL, let pgjdbc prepare the writer's insert as the connection's prepareThreshold decides instead of
+     * sending it unnamed (saves a parse per write); only without PgBouncer in transaction mode before 1.21.
+     */
+    @WithDefault("false")
+    boolean preparedStatements();
   }
 
   /** Message limits. */

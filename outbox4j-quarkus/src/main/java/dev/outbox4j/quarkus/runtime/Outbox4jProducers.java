@@ -68,7 +68,8 @@ public class Outbox4jProducers {
   @Named(WRITER)
   public Outbox<Connection> outbox4jWriter(JdbcOutboxStore store, Outbox4jConfig config,
       Instance<OutboxTracing> tracing) {
-    JdbcOutbox writer = store.outboxBuilder().withWakeUpNotify(config.write().wakeUpNotify()).build();
+    JdbcOutbox writer = store.outboxBuilder().withWakeUpNotify(config.write().wakeUpNotify())
+        .withPreparedStatements(config.write().preparedStatements()).build();
     return tracing(config, tracing).map(traced -> traced.traced(writer)).orElse(writer);
   }
 

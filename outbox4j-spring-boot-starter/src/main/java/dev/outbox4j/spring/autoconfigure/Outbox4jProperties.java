@@ -166,6 +166,13 @@ public class Outbox4jProperties extends OutboxSettings {
      */
     private boolean wakeUpNotify = false;
 
+    /**
+     * On PostgreSQL, let pgjdbc prepare the writer's insert as the connection's prepareThreshold decides instead of
+     * sending it unnamed: saves a parse and a plan per write. Only without a transaction-mode pooler that drops
+     * prepared statements (PgBouncer before 1.21).
+     */
+    private boolean preparedStatements = false;
+
     public WithoutTransaction getWithoutTransaction() {
       return withoutTransaction;
     }
@@ -180,6 +187,14 @@ public class Outbox4jProperties extends OutboxSettings {
 
     public void setWakeUpNotify(boolean wakeUpNotify) {
       this.wakeUpNotify = wakeUpNotify;
+    }
+
+    public boolean isPreparedStatements() {
+      return preparedStatements;
+    }
+
+    public void setPreparedStatements(boolean preparedStatements) {
+      this.preparedStatements = preparedStatements;
     }
   }
 

@@ -48,7 +48,8 @@ final class OutboxComponents {
   /** @return the writer over the store's tables, customized and then decorated */
   static Outbox<Connection> writer(JdbcOutboxStore store, OutboxSettings settings,
       List<Outbox4jCustomizer> customizers) {
-    JdbcOutbox.Builder builder = store.outboxBuilder().withWakeUpNotify(settings.getWrite().isWakeUpNotify());
+    JdbcOutbox.Builder builder = store.outboxBuilder().withWakeUpNotify(settings.getWrite().isWakeUpNotify())
+        .withPreparedStatements(settings.getWrite().isPreparedStatements());
     customizers.forEach(customizer -> customizer.customizeWriter(builder));
     Outbox<Connection> writer = builder.build();
     for (Outbox4jCustomizer customizer : customizers) {
