@@ -249,13 +249,18 @@ public final class BenchMain {
     }
     if (postgres) {
       plan.add(new Planned(Set.of("latency"),
-          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY)));
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY, false)));
     }
     plan.add(new Planned(Set.of("latency"),
-        () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.IN_PROCESS)));
+        () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.IN_PROCESS, false)));
     if (postgres) {
       plan.add(new Planned(Set.of("latency", "notify-trigger"),
-          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER)));
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER, false)));
+      // the same two PostgreSQL rows with the store's statements prepared (database.prepared-statements: true)
+      plan.add(new Planned(Set.of("latency"),
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY, true)));
+      plan.add(new Planned(Set.of("latency", "notify-trigger"),
+          () -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.TRIGGER, true)));
     }
     brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
     kafkaTransactionRows(plan, database);

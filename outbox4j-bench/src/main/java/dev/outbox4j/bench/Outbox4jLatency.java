@@ -45,6 +45,7 @@ final class Outbox4jLatency implements Scenario {
   private final BenchDatabase database;
   private final BenchOptions options;
   private final Wake wake;
+  private final boolean prepared;
   private final Outbox4jTables tables;
   private final HikariDataSource writerPool;
   private final HikariDataSource relayPool;
@@ -55,21 +56,27 @@ final class Outbox4jLatency implements Scenario {
   private long[] committedAt = new long[0];
   private long[] calledAt = new long[0];
 
-  /** @throws IllegalArgumentException for a LISTEN/NOTIFY wake-up on MariaDB, which has no notifications */
-  Outbox4jLatency(BenchDatabase database, BenchOptions options, Wake wake) throws Exception {
+  /**
+   * @param prepared whether the store (and the Java writer) let pgjdbc prepare their statements
+   *     ({@code JdbcOutboxStore.Builder.withPreparedStatements}, the relay app's {@code database.prepared-statements})
+   *     instead of sending them unnamed
+   * @throws IllegalArgumentException for a LISTEN/NOTIFY wake-up on MariaDB, which has no notifications
+   */
+  Outbox4jLatency(BenchDatabase database, BenchOptions options, Wake wake, boolean prepared) throws Exception {
     if (wake != Wake.IN_PROCESS && database.mariaDb()) {
       throw new IllegalArgumentException("MariaDB has no LISTEN/NOTIFY: only the in-process wake-up runs there");
     }
     this.database = database;
     this.options = options;
     this.wake = wake;
+    this.prepared = prepared;
     this.tables = new Outbox4jTables(database, "bench_o4j_");
     BusinessTable.reset(database);
     this.writerPool = database.pool("o4j-latency-writers", options.writers(), false);
     this.relayPool = database.pool("o4j-latency-relay", 2, true);
     this.listenerPool = wake == Wake.IN_PROCESS ? null : database.pool("o4j-latency-listener", 1, true);
     tables.recreate(relayPool);
-    this.store = tables.store(relayPool, Retention.deleteOnDelivery());
+    this.store = tables.store(relayPool, Retention.deleteOnDelivery(), ClaimNames.REFERENCE, prepared);
     this.outbox = store.outboxBuilder().withWakeUpNotify(wake == Wake.NOTIFY).build();
     if (wake == Wake.TRIGGER) {
       store.installNotifyTrigger();
@@ -82,7 +89,7 @@ final class Outbox4jLatency implements Scenario {
       case NOTIFY -> "latency-outbox4j";
       case IN_PROCESS -> "latency-outbox4j-inprocess";
       case TRIGGER -> "latency-outbox4j-trigger";
-    };
+    } + (prepared ? "-prepared" : "");
   }
 
   @Override
@@ -92,7 +99,7 @@ final class Outbox4jLatency implements Scenario {
           case NOTIFY -> "LISTEN/NOTIFY";
           case IN_PROCESS -> "in-process";
           case TRIGGER -> "plain SQL inserts, notify trigger";
-        });
+        } + (prepared ? ", statements prepared" : ""));
   }
 
   @Override

@@ -62,7 +62,17 @@ final class Outbox4jTables {
 
   /** @return a store over these tables claiming with {@code claims}; the caller closes it */
   JdbcOutboxStore store(DataSource pool, Retention retention, dev.outbox4j.jdbc.ClaimStrategy claims) {
-    var builder = JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(retention);
+    return store(pool, retention, claims, false);
+  }
+
+  /**
+   * @param prepared whether pgjdbc may prepare the store's statements ({@code withPreparedStatements})
+   * @return a store over these tables claiming with {@code claims}; the caller closes it
+   */
+  JdbcOutboxStore store(DataSource pool, Retention retention, dev.outbox4j.jdbc.ClaimStrategy claims,
+      boolean prepared) {
+    var builder = JdbcOutboxStore.builder(pool).withTablePrefix(prefix).withRetention(retention)
+        .withPreparedStatements(prepared);
     if (!(database.mariaDb() && claims == ClaimNames.REFERENCE)) {
       builder.withClaimStrategy(claims);
     }

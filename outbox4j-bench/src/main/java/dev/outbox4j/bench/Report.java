@@ -207,6 +207,13 @@ final class Report {
         "latency-outbox4j-trigger", "latency-outbox4j-trigger", Metric.P50, false, 10));
     targets.add(new Target("latency commit → transport, p99, plain SQL inserts woken by the notify trigger",
         "latency-outbox4j-trigger", "latency-outbox4j-trigger", Metric.P99, false, 50));
+    for (String id : List.of("latency-outbox4j-prepared", "latency-outbox4j-trigger-prepared")) {
+      String how = id.contains("trigger") ? "plain SQL inserts woken by the notify trigger" : "LISTEN/NOTIFY wake-up";
+      targets.add(new Target("latency commit → transport, p50, " + how + ", statements prepared", id, id, Metric.P50,
+          false, 10));
+      targets.add(new Target("latency commit → transport, p99, " + how + ", statements prepared", id, id, Metric.P99,
+          false, 50));
+    }
     for (int writers : new int[] {1, 4}) {
       String with = BenchMain.plainSqlWriteId(writers, true);
       String without = BenchMain.plainSqlWriteId(writers, false);

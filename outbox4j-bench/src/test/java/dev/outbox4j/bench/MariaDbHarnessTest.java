@@ -114,7 +114,7 @@ class MariaDbHarnessTest {
   void postgresql_only_rows_and_groups_are_refused_on_mariadb() {
     assertThatThrownBy(() -> new CeilingDrain(database, RawOutboxTable.Completion.DELETE, CeilingDrain.Mode.SESSION))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("advisory locks");
-    assertThatThrownBy(() -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY))
+    assertThatThrownBy(() -> new Outbox4jLatency(database, options, Outbox4jLatency.Wake.NOTIFY, false))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LISTEN/NOTIFY");
     assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--db", "mariadb", "--only", "ceiling,kafka"}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'kafka' has no MariaDB form");

@@ -44,9 +44,15 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
   final OutboxRows rows;
   final String table;
   final StatementTimeouts timeouts;
+  /**
+   * Whether pgjdbc may prepare the store's statements on the server as its {@code prepareThreshold} decides; when
+   * false (the default), every statement is sent unnamed ({@link UnnamedStatements}). Statements that must be planned
+   * for the table as it is ({@link LeasedBatchClaims#planEachTime}) stay unnamed either way.
+   */
+  final boolean preparedStatements;
 
   StoreJdbc(DataSource dataSource, @Nullable JdbcDialect dialect, TableNames names, Clock clock, Retention retention,
-      MessageLimits limits, Duration queryTimeout) {
+      MessageLimits limits, Duration queryTimeout, boolean preparedStatements) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.dialect = dialect != null ? dialect : new LazyDialect(dataSource);
     this.timeouts = new StatementTimeouts(queryTimeout);
@@ -56,6 +62,7 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
     this.limits = limits;
     this.rows = new OutboxRows(this.dialect, names);
     this.table = rows.table;
+    this.preparedStatements = preparedStatements;
   }
 
   /** A part of the same store: the same configuration. */
@@ -69,6 +76,7 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
     this.limits = store.limits;
     this.rows = store.rows;
     this.table = store.table;
+    this.preparedStatements = store.preparedStatements;
   }
 
   /**
@@ -138,8 +146,8 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
 
   @Override
   public <R> R autoCommit(String what, ConnectionWork<R> work) {
-    return retryingDeadlocks(() -> ConnectionWork.inAutoCommit(dataSource, c -> work.run(ready(c)),
-        e -> failure(what, e)));
+    return retryingDeadlocks(() -> ConnectionWork.inAutoCommit(dataSource, !preparedStatements,
+        c -> work.run(ready(c)), e -> failure(what, e)));
   }
 
   /** Prepares a borrowed connection: detects the dialect from it on first use, and bounds its statements. */
@@ -195,7 +203,7 @@ abstract class StoreJdbc implements LeasedBatchClaims.Connections {
   private <R> R inTransactionOnce(String what, boolean claim, ConnectionWork<R> work) {
     try (Connection borrowed = dataSource.getConnection()) {
       Connection connection = ready(borrowed);
-      int threshold = UnnamedStatements.keep(borrowed);
+      int threshold = preparedStatements ? UnnamedStatements.UNCHANGED : UnnamedStatements.keep(borrowed);
       connection.setAutoCommit(false);
       int isolation = -1;
       try {

@@ -135,6 +135,13 @@ class Outbox4jAutoConfigurationTest {
   }
 
   @Test
+  void the_stores_prepared_statements_are_off_unless_the_relay_property_asks() {
+    runner.run(context -> assertThat(context.getBean(JdbcOutboxStore.class).preparedStatements()).isFalse());
+    runner.withPropertyValues("outbox4j.relay.prepared-statements=true")
+        .run(context -> assertThat(context.getBean(JdbcOutboxStore.class).preparedStatements()).isTrue());
+  }
+
+  @Test
   void the_store_is_closed_with_the_context_after_the_relay_that_depends_on_it() {
     runner.withUserConfiguration(InProcess.class).run(context -> {
       ConfigurableListableBeanFactory beans = context.getBeanFactory();

@@ -38,8 +38,22 @@ public final class DatabaseDoctor {
    * @param clock the relay's clock
    */
   public DatabaseDoctor(DataSource dataSource, TableNames names, Duration lease, Clock clock) {
+    this(dataSource, names, lease, clock, false);
+  }
+
+  /**
+   * @param dataSource the database as the relay reaches it: the same pool, URL and driver properties
+   * @param names the outbox's schema and table prefix
+   * @param lease how long the relay's claims hold ({@code RelayBuilder.DEFAULT_LEASE} unless configured)
+   * @param clock the relay's clock
+   * @param preparedStatements whether the store lets the driver prepare its statements on the server
+   *     ({@code JdbcOutboxStore.preparedStatements()}): unsafe through a transaction pooler, where the pooler check
+   *     then says so
+   */
+  public DatabaseDoctor(DataSource dataSource, TableNames names, Duration lease, Clock clock,
+      boolean preparedStatements) {
     this.exam = new Examination(Objects.requireNonNull(dataSource, "dataSource"), Objects.requireNonNull(names,
-        "names"), Objects.requireNonNull(lease, "lease"), Objects.requireNonNull(clock, "clock"));
+        "names"), Objects.requireNonNull(lease, "lease"), Objects.requireNonNull(clock, "clock"), preparedStatements);
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }

@@ -35,9 +35,10 @@ interface DialectChecks {
 
   /**
    * @param connection a connection through a transaction pooler
+   * @param exam what is examined (whether the store lets the driver prepare its statements)
    * @return what the driver's settings break through it, when anything
    */
-  Optional<Finding> throughTransactionPooler(Connection connection) throws SQLException;
+  Optional<Finding> throughTransactionPooler(Connection connection, Examination exam) throws SQLException;
 
   /** @return the database server's clock, read now */
   Instant now(Connection connection) throws SQLException;

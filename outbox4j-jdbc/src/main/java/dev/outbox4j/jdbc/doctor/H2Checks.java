@@ -65,7 +65,7 @@ final class H2Checks implements DialectChecks {
   }
 
   @Override
-  public Optional<Finding> throughTransactionPooler(Connection connection) {
+  public Optional<Finding> throughTransactionPooler(Connection connection, Examination exam) {
     return Optional.empty();
   }
 

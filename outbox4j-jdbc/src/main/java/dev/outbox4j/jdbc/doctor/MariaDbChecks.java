@@ -117,7 +117,7 @@ final class MariaDbChecks implements DialectChecks {
   }
 
   @Override
-  public Optional<Finding> throughTransactionPooler(Connection connection) {
+  public Optional<Finding> throughTransactionPooler(Connection connection, Examination exam) {
     return Optional.empty(); // the driver prepares on the client unless told otherwise
   }
 

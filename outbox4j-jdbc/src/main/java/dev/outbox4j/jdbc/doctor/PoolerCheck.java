@@ -56,7 +56,7 @@ final class PoolerCheck {
           || aIds.stream().anyMatch(bIds::contains);
       urlText = a.getMetaData().getURL();
       serverPort = dialect.serverPort(a);
-      driver = transactionPooling ? dialect.throughTransactionPooler(a) : Optional.empty();
+      driver = transactionPooling ? dialect.throughTransactionPooler(a, exam) : Optional.empty();
     }
     int urlPort = urlPort(urlText, dialect.defaultPort());
     String ports = serverPort.isPresent() && serverPort.getAsInt() != urlPort ? " (the relay connects to port "

@@ -172,10 +172,20 @@ final class PostgresChecks implements DialectChecks {
   }
 
   @Override
-  public Optional<Finding> throughTransactionPooler(Connection connection) throws SQLException {
+  public Optional<Finding> throughTransactionPooler(Connection connection, Examination exam) throws SQLException {
     int threshold = prepareThreshold(connection);
     if (threshold <= 0) {
       return Optional.empty();
+    }
+    if (exam.preparedStatements()) {
+      return Optional.of(Finding.unsafe("pooler", "the store lets the driver prepare its statements on the server"
+          + " (prepared statements on) and the driver does so after " + threshold + " uses (prepareThreshold="
+          + threshold + "): through a transaction pooler without prepared-statement support, a claim or completion"
+          + " names a statement the next server connection does not have, or has as another client's ('prepared"
+          + " statement \"S_3\" does not exist'), and fails", "turn prepared statements off (relay:"
+          + " database.prepared-statements: false, the default; JdbcOutboxStore.Builder.withPreparedStatements(false))"
+          + ", or prepareThreshold=0 in the JDBC URL; safe only through PgBouncer 1.21+ with max_prepared_statements"
+          + " > 0, which this check cannot tell apart"));
     }
     // INFO: the store itself sends every statement unnamed on the connections it borrows, whatever the threshold
     return Optional.of(Finding.info("pooler", "the driver prepares a statement on the server after " + threshold

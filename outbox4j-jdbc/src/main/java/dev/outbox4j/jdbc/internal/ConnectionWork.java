@@ -35,11 +35,28 @@ public interface ConnectionWork<R extends @Nullable Object> {
    */
   static <R extends @Nullable Object> R inAutoCommit(DataSource dataSource, ConnectionWork<R> work,
       Function<SQLException, ? extends OutboxException> failure) {
+    return inAutoCommit(dataSource, true, work, failure);
+  }
+
+  /**
+   * As {@link #inAutoCommit(DataSource, ConnectionWork, Function)}, leaving the driver's prepared statements as they
+   * are when {@code unnamed} is false.
+   *
+   * @param dataSource where to borrow the connection
+   * @param unnamed whether the statements are sent unnamed on PostgreSQL
+   * @param work the work
+   * @param failure makes the exception to throw from the {@link SQLException}
+   * @param <R> the result type
+   * @return the work's result
+   * @throws OutboxException from {@code failure}, when borrowing the connection or the work fails
+   */
+  static <R extends @Nullable Object> R inAutoCommit(DataSource dataSource, boolean unnamed, ConnectionWork<R> work,
+      Function<SQLException, ? extends OutboxException> failure) {
     try (Connection connection = dataSource.getConnection()) {
       if (!connection.getAutoCommit()) {
         connection.setAutoCommit(true);
       }
-      int threshold = UnnamedStatements.keep(connection);
+      int threshold = unnamed ? UnnamedStatements.keep(connection) : UnnamedStatements.UNCHANGED;
       try {
         return work.run(connection);
       } finally {

@@ -165,6 +165,14 @@ public interface Outbox4jConfig {
     @WithDefault("" + RelayBuilder.DEFAULT_MAX_IN_FLIGHT)
     int maxInFlight();
 
+    /**
+     * On PostgreSQL, let pgjdbc prepare the store's statements (claims, completions) as the connection's
+     * prepareThreshold decides instead of sending them unnamed. Only without a transaction-mode pooler that drops
+     * prepared statements (PgBouncer before 1.21).
+     */
+    @WithDefault("false")
+    boolean preparedStatements();
+
     /** Shortest poll interval; the core default ({@code RelayBuilder}) when unset. */
     Optional<Duration> minPoll();
 

@@ -45,7 +45,8 @@ public class Outbox4jProducers {
   public JdbcOutboxStore outbox4jStore(Outbox4jConfig config, @Any Instance<AgroalDataSource> dataSources) {
     JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource(config, dataSources))
         .withTableNames(config.tables().toTableNames())
-        .withLimits(config.limits().toMessageLimits());
+        .withLimits(config.limits().toMessageLimits())
+        .withPreparedStatements(config.relay().preparedStatements());
     config.claimStrategy().ifPresent(builder::withClaimStrategy);
     config.keepDelivered().map(Retention::keepFor).ifPresent(builder::withRetention);
     return builder.build();

@@ -82,6 +82,7 @@ public final class ConfigReader {
     keys.put("database.startup-wait", "60s");
     keys.put("database.notify-trigger", "false");
     keys.put("database.key-numbering", "");
+    keys.put("database.prepared-statements", "false");
     keys.put("relay.batch-size", "200");
     keys.put("relay.workers", "1");
     keys.put("relay.lease", "");
@@ -339,7 +340,8 @@ public final class ConfigReader {
           durationOrZero("database.startup-wait"),
           bool("database.notify-trigger"),
           optional("database.key-numbering").map(text -> KeyNumbering.fromConfigName(
-              choice("database.key-numbering", List.of("commit", "insert")))).orElse(null));
+              choice("database.key-numbering", List.of("commit", "insert")))).orElse(null),
+          bool("database.prepared-statements"));
       RelayConfig.RelaySettings relay = new RelayConfig.RelaySettings(
           integer("relay.batch-size", 1, 10_000),
           integer("relay.workers", 1, 64),

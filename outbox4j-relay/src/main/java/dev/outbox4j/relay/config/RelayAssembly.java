@@ -133,7 +133,7 @@ public final class RelayAssembly {
 
   /**
    * @param dataSource the pool
-   * @param database the settings (table names, retention, claim strategy)
+   * @param database the settings (table names, retention, claim strategy, prepared statements)
    * @return the store; close it after the relay that uses it
    */
   public static JdbcOutboxStore store(DataSource dataSource, RelayConfig.Database database) {
@@ -141,7 +141,8 @@ public final class RelayAssembly {
         .withTablePrefix(database.tablePrefix())
         .withSchema(database.schema())
         .withRetention(database.keepDelivered() == null
-            ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()));
+            ? Retention.deleteOnDelivery() : Retention.keepFor(database.keepDelivered()))
+        .withPreparedStatements(database.preparedStatements());
     if (database.claims() != null) {
       builder.withClaimStrategy(database.claims());
     }

@@ -78,7 +78,8 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Outbox tenant(String schema) {
       Database in = new Database(database.url(), database.username(), database.password(), schema,
           database.tablePrefix(), database.migrate(), database.poolSize(), database.keepDelivered(), database.claims(),
-          database.driverProperties(), database.startupWait(), database.notifyTrigger(), database.keyNumbering());
+          database.driverProperties(), database.startupWait(), database.notifyTrigger(), database.keyNumbering(),
+          database.preparedStatements());
       return new Outbox(name + TENANT_SEPARATOR + schema, in, relay, retry, destinations, cloudEvents, null);
     }
   }
@@ -241,11 +242,13 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
    *     relay of every insert, whoever wrote it
    * @param keyNumbering when {@code run} and {@code migrate} have PostgreSQL number keyed entries, or {@code null} to
    *     leave the schema as it is
+   * @param preparedStatements whether the driver may prepare the store's statements on the server (PostgreSQL; not
+   *     through a transaction-mode pooler before PgBouncer 1.21)
    */
   public record Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
       String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims,
       Map<String, String> driverProperties, Duration startupWait, boolean notifyTrigger,
-      @Nullable KeyNumbering keyNumbering) {
+      @Nullable KeyNumbering keyNumbering, boolean preparedStatements) {
     /** {@code database.startup-wait} unless set. */
     public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(60);
 
@@ -273,7 +276,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public Database(String url, @Nullable String username, @Nullable String password, @Nullable String schema,
         String tablePrefix, boolean migrate, int poolSize, @Nullable Duration keepDelivered, @Nullable ClaimStrategy claims) {
       this(url, username, password, schema, tablePrefix, migrate, poolSize, keepDelivered, claims, Map.of(),
-          DEFAULT_STARTUP_WAIT, false, null);
+          DEFAULT_STARTUP_WAIT, false, null, false);
     }
 
     /**
@@ -282,7 +285,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
      */
     public Database withPoolSize(int size) {
       return new Database(url, username, password, schema, tablePrefix, migrate, size, keepDelivered, claims,
-          driverProperties, startupWait, notifyTrigger, keyNumbering);
+          driverProperties, startupWait, notifyTrigger, keyNumbering, preparedStatements);
     }
 
     /** @return the URL without user information or parameters, safe to print */
@@ -295,6 +298,7 @@ public record RelayConfig(String source, Database database, RelaySettings relay,
     public String toString() {
       return "Database{url=" + displayUrl() + ", username=" + username + ", password=" + (password == null ? "-" : "****")
           + ", schema=" + schema + ", tablePrefix=" + tablePrefix + ", claims=" + claims
+          + ", preparedStatements=" + preparedStatements
           + ", driverProperties=" + new java.util.TreeSet<>(driverProperties.keySet()) + "}";
     }
 

@@ -38,7 +38,8 @@ public final class RelayDoctor {
    */
   public static DoctorReport examine(RelayConfig config, DataSource dataSource, Clock clock) {
     TableNames names = new TableNames(config.database().schema(), config.database().tablePrefix());
-    return new DatabaseDoctor(dataSource, names, lease(config), clock).examine()
+    return new DatabaseDoctor(dataSource, names, lease(config), clock, config.database().preparedStatements())
+        .examine()
         .with(ConfigChecks.run(config, new KafkaProgressTopicCheck()));
   }
 

@@ -62,6 +62,22 @@ class ConfigReaderTest {
   }
 
   @Test
+  void prepared_statements_are_off_unless_asked_for_and_reach_the_store() throws IOException {
+    RelayConfig byDefault = ConfigReader.read(file(MINIMAL), List.of(), Map.of());
+    assertThat(byDefault.database().preparedStatements()).isFalse();
+    try (JdbcOutboxStore store = RelayAssembly.store(new JdbcDataSource(), byDefault.database())) {
+      assertThat(store.preparedStatements()).isFalse();
+    }
+    RelayConfig asked = ConfigReader.read(file(MINIMAL + "  prepared-statements: true\n"), List.of(), Map.of());
+    try (JdbcOutboxStore store = RelayAssembly.store(new JdbcDataSource(), asked.database())) {
+      assertThat(store.preparedStatements()).isTrue();
+    }
+    assertThatThrownBy(() -> ConfigReader.read(file(MINIMAL), List.of(),
+        Map.of("OUTBOX4J_DATABASE_PREPARED_STATEMENTS", "yes")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("'database.prepared-statements'");
+  }
+
+  @Test
   void the_admin_token_has_a_name_for_the_audit_log_admin_unless_configured_and_a_bad_name_is_refused()
       throws IOException {
     assertThat(ConfigReader.read(file(MINIMAL), List.of(), Map.of()).server().adminTokenName()).isEqualTo("admin");

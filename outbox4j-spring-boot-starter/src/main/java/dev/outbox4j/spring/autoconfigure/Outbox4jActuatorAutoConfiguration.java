@@ -64,7 +64,8 @@ public class Outbox4jActuatorAutoConfiguration {
         Outbox4jProperties properties) {
       Duration lease = properties.getRelay().getLease() == null ? RelayBuilder.DEFAULT_LEASE
           : properties.getRelay().getLease();
-      DatabaseDoctor doctor = new DatabaseDoctor(dataSource, store.tableNames(), lease, Clock.systemUTC());
+      DatabaseDoctor doctor = new DatabaseDoctor(dataSource, store.tableNames(), lease, Clock.systemUTC(),
+          store.preparedStatements());
       return new OutboxEndpoint(store, Clock.systemUTC(), pausedDestinations(relay),
           () -> Optional.of(doctor.examine()));
     }

@@ -121,7 +121,7 @@ public class Outbox4jOutboxesAutoConfiguration {
         Duration lease = settings.getRelay().getLease() == null ? RelayBuilder.DEFAULT_LEASE
             : settings.getRelay().getLease();
         DatabaseDoctor doctor = new DatabaseDoctor(outboxes.dataSource(name), outboxes.store(name).tableNames(),
-            lease, Clock.systemUTC());
+            lease, Clock.systemUTC(), outboxes.store(name).preparedStatements());
         endpoints.put(name, new OutboxEndpoint(outboxes.store(name), Clock.systemUTC(),
             () -> outboxes.pausedDestinations(name), () -> Optional.of(doctor.examine())));
       }

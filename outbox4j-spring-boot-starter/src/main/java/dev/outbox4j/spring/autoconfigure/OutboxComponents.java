@@ -34,7 +34,8 @@ final class OutboxComponents {
       List<Outbox4jCustomizer> customizers) {
     JdbcOutboxStore.Builder builder = JdbcOutboxStore.builder(dataSource)
         .withTableNames(settings.getTables().toTableNames())
-        .withLimits(settings.getLimits().toMessageLimits(property + ".limits"));
+        .withLimits(settings.getLimits().toMessageLimits(property + ".limits"))
+        .withPreparedStatements(settings.getRelay().isPreparedStatements());
     if (settings.getClaimStrategy() != null) {
       builder.withClaimStrategy(settings.getClaimStrategy());
     }
