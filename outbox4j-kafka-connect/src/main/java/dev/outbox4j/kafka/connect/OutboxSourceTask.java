@@ -20,8 +20,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -35,15 +33,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>A poll</h2>
  * Retire what the last batch's committed records carried; if that batch is not settled yet, return nothing. Otherwise
- * take the claim made ahead, or claim now: up to {@code batch.size} entries under a lease of {@code lease.ms} (runs of
- * a key up to {@code max.run}); retire instead of sending the claimed entries in doubt that a committed offset lists,
- * quarantine an entry that cannot become a record Kafka accepts (and hand back the rest of its key's run, so nothing
- * overtakes it), and return the rest as records carrying this slot's partition and the poll's offset
- * ({@link SourceOffsets}), having started the next claim ahead ({@link ClaimAhead}) when it is the connector's only
- * task. With exactly once on, Connect
- * commits the records and the offset in one transaction, then reports each record ({@link #commitRecord}) and calls
- * {@link #commit}, where the task retires the batch in the outbox (one fenced {@code markDelivered}); the claim made
- * ahead meanwhile is what the next poll sends.
+ * claim up to {@code batch.size} entries under a lease of {@code lease.ms} (runs of a key up to {@code max.run}),
+ * retire instead of sending the claimed entries in doubt that a committed offset lists, quarantine an entry that cannot
+ * become a record Kafka accepts (and hand back the rest of its key's run, so nothing overtakes it), and return the
+ * rest as records carrying this slot's partition and the poll's offset ({@link SourceOffsets}). With exactly once on,
+ * Connect commits them and the offset in one transaction, then reports each record ({@link #commitRecord}) and calls
+ * {@link #commit}, where the task retires the batch in the outbox (one fenced {@code markDelivered}).
  *
  * <h2>Why order holds across tasks</h2>
  * The store hands out at most one claim per key (a head and its run) at a time, and the key's next entry becomes
@@ -63,20 +58,12 @@ import org.jspecify.annotations.Nullable;
  * metrics ({@link TaskMetrics}).
  *
  * <p>Not thread-safe beyond what Connect requires: {@link #poll} runs on the task thread, {@link #commitRecord} may
- * run on the producer's thread, {@link #commit} on the offset committer's thread when exactly once is off; the claim
- * made ahead runs on a thread of the task's own ({@link ClaimAhead}).
+ * run on the producer's thread, {@link #commit} on the offset committer's thread when exactly once is off.
  */
 public final class OutboxSourceTask extends SourceTask {
   private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.kafka.connect");
   /** The task setting that carries the task's slot. */
   static final String SLOT = "outbox.task.slot";
-  /** The task setting that carries how many tasks the connector runs. */
-  static final String TASKS = "outbox.task.count";
-  /**
-   * How long a claim made ahead waits for the poll that sends it before it is handed back: far longer than Connect
-   * takes to commit a batch, and short enough that a paused task soon holds no claim.
-   */
-  static final Duration CLAIM_AHEAD_HOLD = Duration.ofSeconds(5);
 
   private final Clock clock;
   private final CountDownLatch stopping = new CountDownLatch(1);
@@ -91,8 +78,6 @@ public final class OutboxSourceTask extends SourceTask {
   private Map<String, Object> partition = Map.of();
   private Duration sendWindow = Duration.ZERO;
   private @Nullable TaskMetrics metrics;
-  private @Nullable ClaimAhead claimAhead;
-  private boolean claimsAhead;
 
   /** For Connect, which instantiates tasks by class. */
   public OutboxSourceTask() {
@@ -122,10 +107,6 @@ public final class OutboxSourceTask extends SourceTask {
         .withClock(clock).build();
     store = jdbcStore;
     landed = new LandedEntries(jdbcStore);
-    claimAhead = new ClaimAhead(jdbcStore, claimThread(slot), CLAIM_AHEAD_HOLD);
-    // A lone task claims ahead so its claims overlap Connect's transactions. Several tasks overlap each other's already,
-    // and a claim made ahead would hold keys another task could send now (a backlog over few keys).
-    claimsAhead = "1".equals(settings.get(TASKS));
     records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),
         parsed.maxRecordBytes());
     metrics = TaskMetrics.of(context, inFlight::awaitingCount);
@@ -149,17 +130,6 @@ public final class OutboxSourceTask extends SourceTask {
     // Start while the database is down: the polls fail and retry, as a relay's passes do.
     hikari.setInitializationFailTimeout(-1);
     return new HikariDataSource(hikari);
-  }
-
-  private static ScheduledExecutorService claimThread(int slot) {
-    ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread claims = new Thread(runnable, "outbox4j-connect-claim-ahead-" + slot);
-      claims.setDaemon(true);
-      return claims;
-    });
-    thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    thread.setRemoveOnCancelPolicy(true);
-    return thread;
   }
 
   @Override
@@ -227,26 +197,15 @@ public final class OutboxSourceTask extends SourceTask {
     }
   }
 
-  /** @return a claim made now, on the calling thread */
-  private ClaimAhead.Claimed claimNow(OutboxSourceConfig settings) {
-    Instant now = clock.instant();
-    return new ClaimAhead.Claimed(now,
-        required(store).claim(settings.batchSize(), now, settings.lease(), settings.maxRun()));
-  }
-
-  private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) throws InterruptedException {
+  private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) {
     OutboxStore outbox = required(store);
-    ClaimAhead.Claimed claimed = required(claimAhead).take();
-    if (claimed == null || claimed.claims().isEmpty()) {
-      // Made ahead while the last batch held its keys, an empty claim says little: those keys are free now.
-      claimed = claimNow(settings);
-    }
-    List<Claim> claims = claimed.claims();
+    Instant now = clock.instant();
+    List<Claim> claims = outbox.claim(settings.batchSize(), now, settings.lease(), settings.maxRun());
     if (claims.isEmpty()) {
       return List.of();
     }
     required(metrics).claimed(claims.size());
-    Instant sendBy = claimed.at().plus(sendWindow);
+    Instant sendBy = now.plus(sendWindow);
     if (clock.instant().isAfter(sendBy)) {
       outbox.release(claims); // too much of the lease is gone for a transaction to end before it
       return List.of();
@@ -278,10 +237,6 @@ public final class OutboxSourceTask extends SourceTask {
       return List.of();
     }
     inFlight.sent(batch.claims());
-    if (claimsAhead && !batch.claims().isEmpty()) {
-      // Made while Connect sends this batch; the next poll sends it only once this batch is retired.
-      required(claimAhead).start(() -> claimNow(settings));
-    }
     return batch.records();
   }
 
@@ -348,10 +303,6 @@ public final class OutboxSourceTask extends SourceTask {
     TaskMetrics published = metrics;
     if (published != null) {
       published.close(); // before the worker closes the producer: the task's next instance may start meanwhile
-    }
-    ClaimAhead next = claimAhead;
-    if (next != null) {
-      next.close(); // hands the claim made ahead back: claimable at once by the task's next instance
     }
     HikariDataSource pool = dataSource;
     if (pool != null) {
