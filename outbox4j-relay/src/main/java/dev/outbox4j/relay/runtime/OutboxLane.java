@@ -30,10 +30,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why a lane</h2>
  * Each outbox has its own relay with its own worker threads ({@code relay.workers}, named
- * {@code outbox4j-relay-<outbox>}), so a busy outbox's passes never delay a quiet one's: the threads share the CPU as
- * the operating system schedules them, and no outbox waits in another's queue. Its transports are its own instances
- * of the configured ones (a tenants entry's tenants share theirs). A database that is down, slow or unreadable holds
- * only the threads and pool of the outboxes in it.
+ * {@code outbox4j-relay-<outbox>}), so no outbox waits in another's queue; the outboxes share the process's CPU
+ * through {@link FairShare}, which holds a busy outbox's sends and connections back while a lighter one has its turn.
+ * Its transports are its own instances of the configured ones (a tenants entry's tenants share theirs). A database
+ * that is down, slow or unreadable holds only the threads and pool of the outboxes in it.
  *
  * <p>Its stats (the dashboard's sampler and the metrics) are read every second, a tenant outbox's every
  * {@value #TENANT_STATS_SECONDS} seconds: fifty quiet tenants would otherwise cost the database a hundred stats queries
