@@ -13,10 +13,12 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -29,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  * the process's cores, and on a small machine the database's and the destinations' too: an outbox draining a backlog
  * at full speed keeps every core busy with its sends, and a quiet outbox's few rows then wait for a core at each step
  * of their pass (the claim, the send, the record). The operating system shares the cores by threads, not by outboxes,
- * and the busy outbox has more of everything. So the relay shares them by outboxes, at the one point where delaying is
- * free of risk: the dispatch of a send.
+ * and the busy outbox has more of everything. So the relay shares them by outboxes, at the two points where delaying is
+ * free of risk: the dispatch of a send, and handing out a connection (before a claim, a completion or a stats query).
  *
  * <h2>How it decides</h2>
  * <ul>
@@ -39,10 +41,10 @@ import org.jspecify.annotations.Nullable;
  *       share is under half the other's, so two outboxes equally busy never hold each other back.
  *   <li><b>A turn.</b> An outbox that dispatches a send, or that is woken by a notification that can only be its own,
  *       has a turn for {@code turn} from then; its pass's end (its batch recorded) ends the turn at once.
- *   <li><b>The lighter goes first.</b> An outbox about to dispatch a send waits while a lighter outbox has a turn,
- *       and, while a lighter outbox was active within the last {@code window}, while it has
- *       {@code contendedInFlight} sends in flight (its sends then no longer queue up in front of the lighter one's in
- *       the CPU, the database and the destinations).
+ *   <li><b>The lighter goes first.</b> An outbox about to dispatch a send or to take a connection waits while a
+ *       lighter outbox has a turn. A send also waits while it would be more than {@code contendedInFlight} in flight
+ *       and a lighter outbox was active within the last {@code window} (its sends then no longer queue up in front of
+ *       the lighter one's in the CPU, the database and the destinations).
  *   <li><b>Never for long, never alone.</b> One wait lasts at most {@code maxHold}. An outbox with no lighter outbox
  *       active never waits: a busy outbox alone keeps its full speed. An outbox kept waiting sends less, so its share
  *       falls until it is the lighter one, and the roles swap: nobody starves.
@@ -51,8 +53,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Why it keeps every guarantee</h2>
  * It is the relay's dispatch executor ({@link dev.outbox4j.RelayBuilder#withExecutor}) and only delays when a task
  * starts, as a busy executor would. The relay checks a send's cutoff where the task runs and stamps the send's start
- * there, so a send held too long is handed back unsent and its lease, order and fencing are what they were. Claims,
- * completions and every write to the store are untouched.
+ * there, so a send held too long is handed back unsent and its lease, order and fencing are what they were. A
+ * connection held back only starts its statement later, as a busy pool would: a claim's lease counts from the claim,
+ * and a completion is fenced as ever. What is claimed, sent and recorded does not change, only when.
  *
  * <p>Time comes from the injected ticker ({@link System#nanoTime()} in production); the waits themselves are real,
  * bounded by {@code maxHold}, and cut short when another outbox's pass ends or a send is answered.
@@ -337,7 +340,7 @@ final class FairShare {
       }
     }
 
-    /** Counts the sends in flight; otherwise the transport itself. */
+    /** Counts the sends in flight (not an atomic batch's); otherwise the transport itself. */
     private final class Counting implements Transport {
       private final Transport transport;
 
@@ -346,25 +349,27 @@ final class FairShare {
       }
 
       @Override
-      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message) {
-        sent();
-        try {
-          return transport.deliver(message).whenComplete((outcome, error) -> answered());
-        } catch (RuntimeException e) {
-          answered();
-          throw e;
-        }
+      public CompletionStage<DeliveryOutcome> deliver(Message message) {
+        return counted(() -> transport.deliver(message));
       }
 
       @Override
-      public java.util.concurrent.CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+      public CompletionStage<DeliveryOutcome> deliver(Message message, CloudEvent event) {
+        return counted(() -> transport.deliver(message, event));
+      }
+
+      /** @return the transport's own stage (a cancel still reaches it), counted in flight until it completes */
+      private CompletionStage<DeliveryOutcome> counted(Supplier<CompletionStage<DeliveryOutcome>> send) {
         sent();
+        CompletionStage<DeliveryOutcome> sending;
         try {
-          return transport.deliver(message, event).whenComplete((outcome, error) -> answered());
+          sending = send.get();
         } catch (RuntimeException e) {
           answered();
           throw e;
         }
+        sending.whenComplete((outcome, error) -> answered());
+        return sending;
       }
 
       @Override
