@@ -323,6 +323,21 @@ public final class RelayAssembly {
    */
   public static Relay relay(JdbcOutboxStore store, Transport transport, RelayConfig config,
       List<RelayListener> listeners, String outbox) {
+    return relay(store, transport, config, listeners, outbox, Runnable::run);
+  }
+
+  /**
+   * @param store the store
+   * @param transport the transport
+   * @param config the configuration (relay settings and retry policy)
+   * @param listeners receive the relay's events
+   * @param outbox the outbox's name, as for {@link #relay(JdbcOutboxStore, Transport, RelayConfig, List, String)}
+   * @param dispatch where the relay dispatches its sends ({@link RelayBuilder#withExecutor})
+   * @return the relay, not started
+   * @throws ConfigException when the relay's builder refuses a combination of values
+   */
+  public static Relay relay(JdbcOutboxStore store, Transport transport, RelayConfig config,
+      List<RelayListener> listeners, String outbox, java.util.concurrent.Executor dispatch) {
     RelayConfig.RelaySettings settings = config.relay();
     RelayBuilder builder = Relay.builder(store, transport)
         .withBatchSize(settings.batchSize())
@@ -330,7 +345,8 @@ public final class RelayAssembly {
         .withMaxInFlight(settings.maxInFlight())
         .withPollInterval(settings.pollMin(), settings.pollMax())
         .withShutdownGrace(settings.shutdownGrace())
-        .withRetryPolicy(retryPolicy(config.retry()));
+        .withRetryPolicy(retryPolicy(config.retry()))
+        .withExecutor(dispatch);
     // Unset lease and timeout stay unset, so the builder fits them to the transports' longest maxAnswerTime.
     if (settings.lease() != null) {
       builder.withLease(settings.lease());

@@ -30,10 +30,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why a lane</h2>
  * Each outbox has its own relay with its own worker threads ({@code relay.workers}, named
- * {@code outbox4j-relay-<outbox>}), so a busy outbox's passes never delay a quiet one's: the threads share the CPU as
- * the operating system schedules them, and no outbox waits in another's queue. Its transports are its own instances
- * of the configured ones (a tenants entry's tenants share theirs). A database that is down, slow or unreadable holds
- * only the threads and pool of the outboxes in it.
+ * {@code outbox4j-relay-<outbox>}), so no outbox waits in another's queue; the outboxes share the process's CPU
+ * through {@link FairShare}, which holds a busy outbox's sends and connections back while a lighter one has its turn.
+ * Its transports are its own instances of the configured ones (a tenants entry's tenants share theirs). A database
+ * that is down, slow or unreadable holds only the threads and pool of the outboxes in it.
  *
  * <p>Its stats (the dashboard's sampler and the metrics) are read every second, a tenant outbox's every
  * {@value #TENANT_STATS_SECONDS} seconds: fifty quiet tenants would otherwise cost the database a hundred stats queries
@@ -67,6 +67,7 @@ public final class OutboxLane implements AutoCloseable {
   private final MeterRegistry registry;
   private final SharedPools pools;
   private final WakeUps wakeUps;
+  private final FairShare fairShare;
   private final List<RelayListener> extraListeners;
   private final Clock clock;
   private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
@@ -80,13 +81,14 @@ public final class OutboxLane implements AutoCloseable {
   record Running(HikariDataSource pool, JdbcOutboxStore store, Relay relay, StatsSampler sampler, Counter delivered) {}
 
   OutboxLane(String name, RelayConfig config, Map<String, Transport> transports, MeterRegistry registry,
-      SharedPools pools, WakeUps wakeUps, List<RelayListener> extraListeners, Clock clock) {
+      SharedPools pools, WakeUps wakeUps, FairShare fairShare, List<RelayListener> extraListeners, Clock clock) {
     this.name = name;
     this.config = config;
     this.transports = transports;
     this.registry = registry;
     this.pools = pools;
     this.wakeUps = wakeUps;
+    this.fairShare = fairShare;
     this.extraListeners = List.copyOf(extraListeners);
     this.clock = clock;
   }
@@ -222,7 +224,9 @@ public final class OutboxLane implements AutoCloseable {
 
   /** What the single-outbox runtime did at start, in the same order, for this outbox. */
   private void begin(HikariDataSource pool) {
-    JdbcOutboxStore store = RelayAssembly.store(pool, config.database());
+    FairShare.Lane share = fairShare.join(name);
+    closeables.push(share);
+    JdbcOutboxStore store = RelayAssembly.store(share.gated(pool), config.database());
     // Closed after the relay (last in, first out); it holds nothing, every claim lives in the database.
     closeables.push(store);
     RelayAssembly.checkPostgresOnly(config, store);
@@ -249,13 +253,14 @@ public final class OutboxLane implements AutoCloseable {
     listeners.add(metrics);
     listeners.add(deliveries);
     listeners.addAll(extraListeners);
-    Relay relay = RelayAssembly.relay(store, transport, config, listeners, name);
+    listeners.add(share.listener());
+    Relay relay = RelayAssembly.relay(store, share.counting(transport), config, listeners, name, share.executor());
     StatsSampler sampler = new StatsSampler(store, delivered::count, deliveries::totals, clock, statsInterval);
     closeables.push(sampler);
     relay.start();
     closeables.push(relay);
     if (config.relay().listenNotify()) {
-      closeables.push(wakeUps.listen(config.database(), store, relay::wakeUp));
+      closeables.push(wakeUps.listen(config.database(), store, relay::wakeUp, share::woken));
     }
     sampler.start();
     running = new Running(pool, store, relay, sampler, delivered);

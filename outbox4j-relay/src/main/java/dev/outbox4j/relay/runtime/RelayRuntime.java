@@ -61,6 +61,7 @@ public final class RelayRuntime implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final SharedPools pools = new SharedPools();
   private final WakeUps wakeUps = new WakeUps();
+  private final FairShare fairShare;
   private final Extras extras;
   private final Clock clock;
   private boolean closed;
@@ -80,8 +81,10 @@ public final class RelayRuntime implements AutoCloseable {
     }
   }
 
-  private RelayRuntime(RelayConfig config, Extras extras, Clock clock, @Nullable HttpServer server) {
+  private RelayRuntime(RelayConfig config, Extras extras, Clock clock, @Nullable HttpServer server,
+      FairShare fairShare) {
     this.config = config;
+    this.fairShare = fairShare;
     this.extras = extras;
     this.clock = clock;
     try {
@@ -139,7 +142,7 @@ public final class RelayRuntime implements AutoCloseable {
   private OutboxLane lane(String name, RelayConfig outbox) {
     int separator = name.indexOf(RelayConfig.TENANT_SEPARATOR);
     Map<String, Transport> own = transports.get(separator < 0 ? name : name.substring(0, separator));
-    return new OutboxLane(name, outbox, own, registry, pools, wakeUps, extras.listeners(), clock);
+    return new OutboxLane(name, outbox, own, registry, pools, wakeUps, fairShare, extras.listeners(), clock);
   }
 
   /** Starts an outbox for each new tenant schema and closes those of the schemas that went away. */
@@ -242,7 +245,19 @@ public final class RelayRuntime implements AutoCloseable {
       }
       throw e;
     }
-    return new RelayRuntime(config, extras, clock, server);
+    return new RelayRuntime(config, extras, clock, server, new FairShare(System::nanoTime));
+  }
+
+  /**
+   * @param config the configuration, its server disabled
+   * @param fairShare how its outboxes share the process (a test's, on a ticker of its own)
+   * @return the running runtime
+   */
+  static RelayRuntime start(RelayConfig config, FairShare fairShare) {
+    if (config.server().enabled()) {
+      throw new IllegalArgumentException("a runtime with a fair share of its own runs without a server");
+    }
+    return new RelayRuntime(config, Extras.none(), Clock.systemUTC(), null, fairShare);
   }
 
   /**

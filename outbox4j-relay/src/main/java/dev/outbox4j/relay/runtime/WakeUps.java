@@ -24,10 +24,23 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class WakeUps implements AutoCloseable {
   private final Map<String, Channel> channels = new HashMap<>();
 
+  /** An outbox listening: what wakes it, and what it hears when the notification can only be its own. */
+  private record Waker(Runnable wake, Runnable own) {}
+
   private static final class Channel {
-    final List<Runnable> wakers = new CopyOnWriteArrayList<>();
+    final List<Waker> wakers = new CopyOnWriteArrayList<>();
     PostgresWakeUpListener listener;
     com.zaxxer.hikari.HikariDataSource pool;
+
+    void notified() {
+      List<Waker> now = List.copyOf(wakers);
+      for (Waker waker : now) {
+        if (now.size() == 1) {
+          waker.own().run();
+        }
+        waker.wake().run();
+      }
+    }
   }
 
   /**
@@ -37,9 +50,12 @@ final class WakeUps implements AutoCloseable {
    * @param database the outbox's database
    * @param store the outbox's store (its channel)
    * @param wake what to run, typically {@code relay::wakeUp}
+   * @param own what to run first when the notification can only be this outbox's (no other outbox listens on its
+   *     channel), typically its {@link FairShare.Lane#woken}
    * @return what stops this outbox's wake-ups
    */
-  synchronized AutoCloseable listen(RelayConfig.Database database, JdbcOutboxStore store, Runnable wake) {
+  synchronized AutoCloseable listen(RelayConfig.Database database, JdbcOutboxStore store, Runnable wake,
+      Runnable own) {
     String channel = store.tableNames().unqualified("outbox");
     String key = database.url() + " " + database.username() + " " + channel;
     Channel shared = channels.get(key);
@@ -48,7 +64,7 @@ final class WakeUps implements AutoCloseable {
       created.pool = RelayAssembly.dataSource(database.withPoolSize(2), "outbox4j-relay-listen");
       try {
         created.listener = PostgresWakeUpListener.start(created.pool, store.tableNames(),
-            () -> created.wakers.forEach(Runnable::run));
+            () -> created.notified());
       } catch (RuntimeException e) {
         created.pool.close();
         throw e;
@@ -56,13 +72,14 @@ final class WakeUps implements AutoCloseable {
       channels.put(key, created);
       shared = created;
     }
-    shared.wakers.add(wake);
+    Waker waker = new Waker(wake, own);
+    shared.wakers.add(waker);
     Channel listening = shared;
-    return () -> stop(key, listening, wake);
+    return () -> stop(key, listening, waker);
   }
 
-  private synchronized void stop(String key, Channel channel, Runnable wake) {
-    channel.wakers.remove(wake);
+  private synchronized void stop(String key, Channel channel, Waker waker) {
+    channel.wakers.remove(waker);
     if (channel.wakers.isEmpty() && channels.remove(key) == channel) {
       channel.listener.close();
       channel.pool.close();

@@ -26,13 +26,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * Measures (never asserts) whether a busy outbox starves a quiet one in the same relay process: the quiet outbox gets
  * one row every 20 ms, each delivered to a webhook that notes when it arrived; its delivery latency (commit to
  * arrival) is taken alone, then while a second outbox of the same relay drains a backlog of
- * {@value #BACKLOG} rows at full speed to another endpoint. Prints p50 / p99 / max of each and the ratio of the p99s.
+ * {@value #BACKLOG} rows at full speed to another endpoint. Prints p50 / p99 / max of each and the ratio of the p99s,
+ * and the busy outbox's drain rate alone (its first seconds, the quiet outbox idle) and beside the quiet one.
  * Both outboxes are PostgreSQL tables of one database, woken by LISTEN/NOTIFY. Run with
  * {@code mvn -q -pl outbox4j-relay -am verify -Pfairness -DskipTests}.
  */
 public final class OutboxFairness {
   private static final int BACKLOG = 60_000;
   private static final int QUIET_ROWS = 300;
+  /** How long the busy outbox drains alone, the quiet one idle, before the quiet one's round beside it. */
+  private static final java.time.Duration BUSY_ALONE = java.time.Duration.ofSeconds(6);
 
   private OutboxFairness() {}
 
@@ -93,6 +96,10 @@ public final class OutboxFairness {
       List<Double> alone = quietRound(url, arrived, "alone", QUIET_ROWS);
       runtime.lane("busy").orElseThrow().relay(); // running
       backlog(url);
+      long aloneFrom = busyDelivered.get();
+      long aloneStarted = System.nanoTime();
+      Thread.sleep(BUSY_ALONE.toMillis());
+      double busyAlone = (busyDelivered.get() - aloneFrom) / ((System.nanoTime() - aloneStarted) / 1e9);
       long before = busyDelivered.get();
       long started = System.nanoTime();
       List<Double> beside = quietRound(url, arrived, "beside", QUIET_ROWS);
@@ -104,6 +111,8 @@ public final class OutboxFairness {
           + " (the busy outbox delivered %.0f rows/s meanwhile, %d of %d waiting at the end)%n",
           percentile(beside, 50), percentile(beside, 99), percentile(beside, 100), busyRate,
           BACKLOG - (busyDelivered.get() - before), BACKLOG);
+      System.out.printf(Locale.ROOT, "busy outbox alone:                %.0f rows/s (the quiet outbox idle, %d s)%n",
+          busyAlone, BUSY_ALONE.toSeconds());
       System.out.printf(Locale.ROOT, "p99 beside / alone: %.2f%n", percentile(beside, 99) / percentile(alone, 99));
     } finally {
       server.stop(0);
