@@ -31,6 +31,8 @@ public final class OutboxSourceConfig extends AbstractConfig {
   public static final String TABLE_PREFIX = "outbox.table.prefix";
   /** Connections per task. */
   public static final String POOL_SIZE = "outbox.pool.size";
+  /** Whether the PostgreSQL driver may prepare the store's statements on the server. */
+  public static final String PREPARED_STATEMENTS = "outbox.prepared.statements";
   /** Explicit destination to topic mapping. */
   public static final String TOPIC_MAPPING = "topic.mapping";
   /** Topic of a destination not in the mapping. */
@@ -78,6 +80,11 @@ public final class OutboxSourceConfig extends AbstractConfig {
           Importance.MEDIUM, "Prefix of the outbox tables, as the application's store uses it.")
       .define(POOL_SIZE, Type.INT, 2, Range.between(1, 64), Importance.LOW,
           "Database connections per task.")
+      .define(PREPARED_STATEMENTS, Type.BOOLEAN, false, Importance.LOW,
+          "PostgreSQL: let the driver prepare the store's claims and other statements on the server (its"
+              + " prepareThreshold decides) instead of sending each one unnamed, saving a parse and a plan per"
+              + " statement. Only on a direct connection, a session-mode pooler or PgBouncer 1.21+ with"
+              + " max_prepared_statements: through an older transaction-mode pooler the claims fail.")
       .define(TOPIC_MAPPING, Type.LIST, "", new TopicMappingValidator(), Importance.HIGH,
           "Destination to topic pairs, destination=topic, comma separated. A destination not listed goes to"
               + " the topic that topic.pattern gives.")
@@ -151,6 +158,10 @@ public final class OutboxSourceConfig extends AbstractConfig {
 
   int poolSize() {
     return getInt(POOL_SIZE);
+  }
+
+  boolean preparedStatements() {
+    return getBoolean(PREPARED_STATEMENTS);
   }
 
   TopicMapping topicMapping() {

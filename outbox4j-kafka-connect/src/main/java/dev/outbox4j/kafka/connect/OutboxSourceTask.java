@@ -104,7 +104,7 @@ public final class OutboxSourceTask extends SourceTask {
     sendWindow = parsed.lease().minusMillis(transactionTimeout + OutboxSourceConfig.ABORT_MARGIN_MS);
     dataSource = dataSource(parsed, slot);
     JdbcOutboxStore jdbcStore = JdbcOutboxStore.builder(dataSource).withTablePrefix(parsed.tablePrefix())
-        .withClock(clock).build();
+        .withClock(clock).withPreparedStatements(parsed.preparedStatements()).build();
     store = jdbcStore;
     landed = new LandedEntries(jdbcStore);
     records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),

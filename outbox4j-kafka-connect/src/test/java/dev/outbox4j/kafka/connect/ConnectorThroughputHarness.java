@@ -194,6 +194,7 @@ class ConnectorThroughputHarness {
     try (PostgresTestOutbox outbox = PostgresTestOutbox.fresh(prefix)) {
       Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(prefix, topic, tasks);
       config.put(OutboxSourceConfig.BATCH_SIZE, Integer.toString(BATCH));
+      config.put(OutboxSourceConfig.PREPARED_STATEMENTS, Boolean.getBoolean("outbox4j.connect.bench.prepared") + "");
       ConnectRest rest = workers.rest();
       rest.putConnector(name, config);
       rest.awaitRunning(name, tasks);

@@ -41,6 +41,17 @@ class OutboxSourceConfigTest {
     assertThat(config.topicMapping().topicOf("orders")).isEqualTo("orders");
     assertThat(config.batchSize()).isEqualTo(500);
     assertThat(config.leaseMs()).isEqualTo(300_000L);
+    assertThat(config.preparedStatements()).as("every statement unnamed, safe through any pooler").isFalse();
+  }
+
+  @Test
+  void prepared_statements_are_a_boolean_reported_on_their_key() {
+    Map<String, String> settings = valid();
+    settings.put(OutboxSourceConfig.PREPARED_STATEMENTS, "true");
+    assertThat(new OutboxSourceConfig(settings).preparedStatements()).isTrue();
+    settings.put(OutboxSourceConfig.PREPARED_STATEMENTS, "sometimes");
+    assertThat(errorsOf(settings, OutboxSourceConfig.PREPARED_STATEMENTS)).singleElement().asString()
+        .contains(OutboxSourceConfig.PREPARED_STATEMENTS);
   }
 
   @Test
