@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * (PostgreSQL's default claim and its fenced completions), {@link Completions} (the outcomes of claims, fenced by the
  * strategy that made them), {@link EntryFace} (find, save and the version-checked transitions for tools and hosts
  * that drive delivery themselves) and {@link OperatorFace} (quarantine, waiting entries, pauses, audit, purge, stats).
- * What they share, a unit of work on one of the store's own connections, is {@link StoreJdbc}.
+ * What they share, a unit of work on one of the store's own connections, is {@link StoreJdbc}. Its length is the SPI's
+ * surface, each method one line handing over to a part, and its {@link Builder}: no SQL lives here.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL (leased batches) a claim is one short transaction of two or three statements and a durable commit, then

@@ -45,6 +45,10 @@ import org.jspecify.annotations.Nullable;
  * misspelt setting silently ignored is worse than a refusal to start. Every error names the key, the problem and the
  * origin; the values of keys that may hold secrets are never repeated.
  *
+ * <p>One class for one job, reading: the key table and its defaults, the precedence merge and the typed reads of each
+ * section share the reader's state (the scope of the outbox being read, the origin of every value for messages). What
+ * is not reading lives elsewhere: secrets from files ({@link SecretFiles}), the result's shape ({@link RelayConfig}).
+ *
  * <p>Stateless and thread-safe.
  */
 public final class ConfigReader {

@@ -20,6 +20,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * core's message, which names the option. The single outbox's settings are those of {@link OutboxSettings}, at
  * {@code outbox4j.*}; several outboxes have them each at {@code outbox4j.outboxes.<name>.*} ({@link NamedOutbox}).
  *
+ * <p>One file of nested groups (tables, write, limits, relay, retry, transport, inbox, ...) on purpose: Spring Boot's
+ * configuration processor documents each property from the field comment of the class that binds it, and a user
+ * reads the whole tree of {@code outbox4j.*} here in the order of the reference table in docs/spring-boot.md.
+ *
  * <p>Mutable JavaBean, bound once at start-up by Spring Boot; not for use across threads.
  */
 @ConfigurationProperties(prefix = "outbox4j")
