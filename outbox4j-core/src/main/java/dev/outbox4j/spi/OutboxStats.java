@@ -38,6 +38,7 @@ public record OutboxStats(long waiting, long blocked, long inFlight, long quaran
   /** Nothing at all: an empty outbox (or a destination with no undelivered entries). */
   public static final OutboxStats EMPTY = new OutboxStats(0, 0, 0, 0, null, null);
 
+
   /**
    * @throws IllegalArgumentException if a count is negative, or an oldest time is given for no entry (or missing for
    *     some)
@@ -122,5 +123,32 @@ public record OutboxStats(long waiting, long blocked, long inFlight, long quaran
       return a == null ? b : a;
     }
     return a.isBefore(b) ? a : b;
+  }
+
+  /**
+   * Undelivered entries a periodic reader of stats may count per second: the stats queries read every undelivered
+   * entry, so on a large backlog they are slow, and a reader that kept a fixed interval of a second would then spend a
+   * database connection, and a core of the database, counting the backlog instead of the relays draining it.
+   */
+  public static final long READ_PER_SECOND = 10_000;
+
+  /** The longest a large backlog stretches a reader's wait ({@link #readingPace}). */
+  public static final Duration READING_PACE_LIMIT = Duration.ofSeconds(30);
+
+  /**
+   * How long a periodic reader waits after this reading before the next. The pace follows what the reading counted,
+   * not how long it took: a reading that waited for a connection, or for a core, says nothing about the query's cost,
+   * while the count does (the queries read every undelivered entry).
+   *
+   * @param interval the reader's configured interval
+   * @return the interval, or a second per {@value #READ_PER_SECOND} undelivered entries (waiting, blocked and
+   *     quarantined) when that is longer, but no longer than {@link #READING_PACE_LIMIT} unless the interval is
+   */
+  public Duration readingPace(Duration interval) {
+    long entries = waiting + blocked + quarantined;
+    long millis = entries >= READING_PACE_LIMIT.toMillis() * READ_PER_SECOND / 1000
+        ? READING_PACE_LIMIT.toMillis() : entries * 1000 / READ_PER_SECOND;
+    Duration paced = Duration.ofMillis(millis);
+    return paced.compareTo(interval) > 0 ? paced : interval;
   }
 }

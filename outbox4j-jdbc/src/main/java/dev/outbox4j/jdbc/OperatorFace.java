@@ -1,6 +1,7 @@
 package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxEntry;
+import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
 import dev.outbox4j.spi.DestinationStats;
@@ -592,7 +593,7 @@ final class OperatorFace extends StoreJdbc {
   public OutboxStats stats(Instant now) {
     boolean postgres = isPostgres();
     String sql = StatsSql.overall(names, postgres);
-    return autoCommit("stats", c -> {
+    return statsRead("stats", postgres, c -> {
       try (PreparedStatement select = c.prepareStatement(sql)) {
         bindStatsNow(select, postgres, now);
         try (ResultSet row = select.executeQuery()) {
@@ -607,7 +608,7 @@ final class OperatorFace extends StoreJdbc {
     DestinationStats.checkLimit(limit);
     boolean postgres = isPostgres();
     String sql = StatsSql.byDestination(names, postgres);
-    return autoCommit("destinationStats", c -> {
+    return statsRead("destinationStats", postgres, c -> {
       try (PreparedStatement select = c.prepareStatement(sql)) {
         select.setInt(bindStatsNow(select, postgres, now), limit);
         // A blank destination (a row the store cannot read) is shown under one placeholder name; NULL and blanks of
@@ -626,6 +627,24 @@ final class OperatorFace extends StoreJdbc {
         rows.forEach((destination, stats) -> result.add(new DestinationStats(destination, stats)));
         return List.copyOf(result);
       }
+    });
+  }
+
+  /**
+   * Runs a stats read. On PostgreSQL in a transaction of its own that plans without parallel workers
+   * ({@link StatsSql#ONE_CORE}): a stats query reads every undelivered entry, and with the workers PostgreSQL gives a
+   * large scan it would take every core of the database for its time, the claims and completions of every outbox on
+   * the server waiting for a core meanwhile; on one core it takes a little longer and leaves the others to them.
+   */
+  private <R> R statsRead(String what, boolean postgres, ConnectionWork<R> work) {
+    if (!postgres) {
+      return autoCommit(what, work);
+    }
+    return inTransaction(what, c -> {
+      try (Statement set = c.createStatement()) {
+        set.execute(StatsSql.ONE_CORE);
+      }
+      return work.run(c);
     });
   }
 

@@ -17,12 +17,21 @@ package dev.outbox4j.jdbc;
  *       they are grouped by key into "from which {@code key_seq} on this key is held", and the pending entries are
  *       joined to that by key: one hash join, however long the queues behind the held keys are. The cost is that of
  *       reading the undelivered entries.
+ *   <li><b>One core.</b> On PostgreSQL a stats read runs in a transaction of its own with {@link #ONE_CORE}: the
+ *       scan of a large backlog would otherwise get parallel workers and take every core of the database for its
+ *       time, and the claims of every outbox on that server would wait for a core meanwhile.
  *   <li><b>In flight.</b> An entry under an unexpired lease; on PostgreSQL also one in an unexpired batch row of
  *       leased-batch claims ({@code outbox_claim}), whose entries carry no lease. An entry in flight counts as waiting,
  *       never as blocked.
  * </ul>
  */
 final class StatsSql {
+  /**
+   * Run first in a PostgreSQL stats read's transaction: the stats statements plan without parallel workers, so one
+   * reading takes one core of the database, never all of them (see {@link OperatorFace}).
+   */
+  static final String ONE_CORE = "SET LOCAL max_parallel_workers_per_gather = 0";
+
   private StatsSql() {}
 
   /**

@@ -86,16 +86,21 @@ import org.jspecify.annotations.Nullable;
  * <h2>Why scrapes never block, and never read NaN</h2>
  * The gauges show a snapshot of {@link OutboxStore#stats}; reading a gauge never queries the store on the scraping
  * thread. The first snapshot is taken in {@link #bindTo}, on the binding thread, before any gauge is registered, so the
- * first scrape already has real numbers. After that a refresh runs in the background once per refresh interval
- * (default 5 s; ticks on one shared daemon thread, the query itself on the executor, default a short-lived daemon
- * thread), so while the database answers a scrape sees values at most one refresh interval old (plus the query's own
- * time); a read that finds the snapshot older than that starts a refresh too. During a database outage a stats query
- * can wait for the pool's connection timeout or the store's query timeout; the scrape does not wait with it, at most
- * one query is in flight however often the registry is scraped or the ticks come, the gauges keep their last values,
- * and {@code outbox4j.stats.age} shows how stale they are (alert on it), while {@code outbox4j.stats.failures} counts
- * the failed queries. If not even the first query has answered, the outbox gauges read {@value #NO_ANSWER} (a count or
- * an age cannot be negative, so no alert on {@code > N} fires on it) and {@code outbox4j.stats.age} counts from
- * {@link #bindTo}. No gauge reads NaN. A busy Prometheus cannot turn into a load on the database either.
+ * first scrape already has real numbers. After that a refresh runs in the background once per refresh interval (default
+ * 5 s; ticks on one shared daemon thread, the query itself on the executor, default a short-lived daemon thread), so
+ * while the database answers a scrape sees values at most one refresh interval old (plus the query's own time); a read
+ * that finds the snapshot older than that starts a refresh too. On a large backlog the query is slow (it reads every
+ * undelivered entry), so a large backlog is read less often: a second per {@value OutboxStats#READ_PER_SECOND} entries
+ * the last refresh counted, when that is longer than the interval (at most half a minute;
+ * {@link OutboxStats#readingPace}), so counting a backlog takes little of the database from the relays draining it.
+ * With destination gauges on, one query answers both while fewer destinations than their limit have undelivered entries
+ * (their rows add up to the whole). During a database outage a stats query can wait for the pool's connection timeout
+ * or the store's query timeout; the scrape does not wait with it, at most one query is in flight however often the
+ * registry is scraped or the ticks come, the gauges keep their last values, and {@code outbox4j.stats.age} shows how
+ * stale they are (alert on it), while {@code outbox4j.stats.failures} counts the failed queries. If not even the first
+ * query has answered, the outbox gauges read {@value #NO_ANSWER} (a count or an age cannot be negative, so no alert on
+ * {@code > N} fires on it) and {@code outbox4j.stats.age} counts from {@link #bindTo}. No gauge reads NaN. A busy
+ * Prometheus cannot turn into a load on the database either.
  *
  * <p>Thread-safe.
  */
@@ -124,6 +129,12 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   private final int destinationGauges;
   private final AtomicReference<@Nullable Snapshot> snapshot = new AtomicReference<>();
   private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
+  /**
+   * The least time between two refreshes: the interval, or longer while the last refresh counted a large backlog
+   * ({@link OutboxStats#readingPace}; a zero interval stays zero: every read refreshes; a failed refresh keeps the
+   * interval).
+   */
+  private volatile Duration pace;
   /** When the last refresh was started, so a read does not start another before the interval has passed. */
   private volatile @Nullable Instant lastAttempt;
   /** When {@link #bindTo} first ran: the age of "no snapshot yet". */
@@ -160,6 +171,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
     this.store = builder.store;
     this.clock = builder.clock;
     this.refresh = builder.refresh;
+    this.pace = builder.refresh;
     this.tags = Tags.of("outbox", builder.name).and(builder.tags);
     this.executor = builder.executor;
     this.destinationGauges = builder.destinationGauges;
@@ -265,11 +277,13 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
 
   /**
    * A background tick: refreshes unless a read started one within the last half interval, so two refreshes are never
-   * more than one interval apart.
+   * more than one interval apart; after a slow refresh, not before its pace has passed.
    */
   private void tick() {
     Instant attempted = lastAttempt;
-    if (attempted == null || !clock.instant().isBefore(attempted.plus(refresh.dividedBy(2)))) {
+    Duration paced = pace;
+    Duration since = paced.compareTo(refresh) > 0 ? paced : refresh.dividedBy(2);
+    if (attempted == null || !clock.instant().isBefore(attempted.plus(since))) {
       startRefresh();
     }
   }
@@ -359,7 +373,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   /** @return the snapshot's stats (never waiting for the store), after starting a refresh when it is due */
   private @Nullable OutboxStats statsOrNull() {
     Instant attempted = lastAttempt;
-    if (attempted == null || !clock.instant().isBefore(attempted.plus(refresh))) {
+    if (attempted == null || !clock.instant().isBefore(attempted.plus(pace))) {
       startRefresh();
     }
     Snapshot current = snapshot.get();
@@ -382,13 +396,21 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   private void refresh() {
     try {
       Instant now = clock.instant();
-      OutboxStats stats = store.stats(now);
       Map<String, OutboxStats> destinations = new TreeMap<>();
+      OutboxStats stats;
       if (destinationGauges > 0) {
-        for (DestinationStats row : store.destinationStats(now, destinationGauges)) {
+        List<DestinationStats> rows = store.destinationStats(now, destinationGauges);
+        for (DestinationStats row : rows) {
           destinations.put(row.destination(), row.stats());
         }
+        // Fewer rows than asked for are every destination with undelivered entries: they add up to the whole.
+        stats = rows.size() < destinationGauges
+            ? rows.stream().map(DestinationStats::stats).reduce(OutboxStats.EMPTY, OutboxStats::plus)
+            : store.stats(now);
+      } else {
+        stats = store.stats(now);
       }
+      pace = refresh.isZero() ? refresh : stats.readingPace(refresh);
       Snapshot taken = new Snapshot(stats, Map.copyOf(destinations), clock.instant()); // aged from the answer
       snapshot.set(taken);
       if (destinationGauges > 0) {
@@ -400,6 +422,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
         failures.increment();
       }
       LOG.log(System.Logger.Level.WARNING, "reading outbox stats failed; keeping the last values: " + e);
+      pace = refresh; // waiting for a database that does not answer is no load on it: try again at the interval
     } finally {
       refreshing.set(false);
     }

@@ -175,7 +175,7 @@ class OutboxMetricsTest {
     AtomicInteger queries = new AtomicInteger();
     OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("stats")) {
+          if (method.getName().equals("stats") || method.getName().equals("destinationStats")) {
             queries.incrementAndGet();
           }
           return method.invoke(store, args);
@@ -198,7 +198,7 @@ class OutboxMetricsTest {
     AtomicInteger calls = new AtomicInteger();
     OutboxStore flaky = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("stats") && calls.incrementAndGet() > 1) {
+          if (method.getName().endsWith("tats") && calls.incrementAndGet() > 1) {
             throw new IllegalStateException("database down");
           }
           return method.invoke(store, args);
@@ -221,7 +221,7 @@ class OutboxMetricsTest {
         new java.util.concurrent.atomic.AtomicReference<>(outage);
     OutboxStore hanging = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("stats")) {
+          if (method.getName().equals("stats") || method.getName().equals("destinationStats")) {
             java.util.concurrent.CountDownLatch latch = stall.get();
             if (latch.getCount() > 0) {
               started.incrementAndGet();
@@ -303,7 +303,7 @@ class OutboxMetricsTest {
     AtomicInteger queries = new AtomicInteger();
     OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("stats")) {
+          if (method.getName().equals("stats") || method.getName().equals("destinationStats")) {
             queries.incrementAndGet();
           }
           return method.invoke(store, args);
@@ -323,7 +323,7 @@ class OutboxMetricsTest {
   void a_failed_stats_query_is_counted() {
     OutboxStore failing = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("stats")) {
+          if (method.getName().equals("stats") || method.getName().equals("destinationStats")) {
             throw new IllegalStateException("database down");
           }
           return method.invoke(store, args);
@@ -382,5 +382,60 @@ class OutboxMetricsTest {
 
     assertThat(registry.get("outbox4j.destination.paused").tag("destination", "erp").tag("outbox", "default")
         .gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void one_query_answers_the_outbox_and_its_destinations_while_they_are_fewer_than_the_limit() {
+    java.util.Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
+    OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          calls.computeIfAbsent(method.getName(), name -> new AtomicInteger()).incrementAndGet();
+          return method.invoke(store, args);
+        });
+    write("a");
+    store.enqueue(Message.builder().withDestination("e").withPayload("b").build());
+    OutboxMetrics two = OutboxMetrics.builder(counting).withClock(clock).withDestinationGauges(2)
+        .withExecutor(Runnable::run).build();
+    two.bindTo(registry);
+
+    assertThat(registry.get("outbox4j.pending").gauge().value()).as("the destinations' rows added up").isEqualTo(2);
+    assertThat(registry.get("outbox4j.destination.waiting").tag("destination", "e").gauge().value()).isEqualTo(1);
+    assertThat(calls.get("stats")).as("two destinations fill the limit of two: the whole is asked as well")
+        .hasValue(1);
+
+    OutboxMetrics three = OutboxMetrics.builder(counting).withClock(clock).withName("other")
+        .withDestinationGauges(3).withExecutor(Runnable::run).build();
+    three.bindTo(registry);
+    assertThat(registry.get("outbox4j.pending").tag("outbox", "other").gauge().value()).isEqualTo(2);
+    assertThat(calls.get("stats")).as("under the limit the rows are the whole: no second query").hasValue(1);
+    assertThat(calls.get("destinationStats")).hasValue(2);
+  }
+
+  @Test
+  void a_large_backlog_is_counted_less_often_a_second_per_ten_thousand_entries() {
+    AtomicInteger queries = new AtomicInteger();
+    OutboxStore counting = (OutboxStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+          if (method.getName().endsWith("tats")) {
+            queries.incrementAndGet();
+          }
+          return method.invoke(store, args);
+        });
+    for (int i = 0; i < 20_000; i++) {
+      write("backlog");
+    }
+    OutboxMetrics metrics = OutboxMetrics.builder(counting).withClock(clock).withRefreshInterval(Duration.ofMillis(100))
+        .withExecutor(Runnable::run).build();
+    metrics.bindTo(registry);
+    assertThat(queries.get()).isEqualTo(1);
+
+    clock.advance(Duration.ofMillis(1500)); // fifteen intervals, but 20,000 entries are read every 2 s
+    registry.get("outbox4j.pending").gauge().value();
+    assertThat(queries.get()).as("paced by the backlog, not by the interval").isEqualTo(1);
+
+    clock.advance(Duration.ofMillis(500));
+    registry.get("outbox4j.pending").gauge().value();
+    assertThat(queries.get()).isEqualTo(2);
+    metrics.close();
   }
 }

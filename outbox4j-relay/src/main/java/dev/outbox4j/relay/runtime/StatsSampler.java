@@ -23,12 +23,15 @@ import org.jspecify.annotations.Nullable;
  * throughput and lag for the chart.
  *
  * <p>Why one sampler: however many browsers watch the dashboard, the database sees one small stats query per interval,
- * and readiness is the outcome of the latest real query rather than a second probe. That query is
- * {@link OutboxStore#destinationStats}: while the outbox has fewer destinations with undelivered entries than
+ * and readiness is the outcome of the latest real query rather than a second probe. On a large backlog that query is
+ * slow, so the sampler reads a large backlog less often: a second per {@value OutboxStats#READ_PER_SECOND} undelivered
+ * entries its last reading counted, when that is longer than its interval (at most half a minute;
+ * {@link OutboxStats#readingPace}), so counting a backlog takes little of the database from the relays draining it. The
+ * query is {@link OutboxStore#destinationStats}: while the outbox has fewer destinations with undelivered entries than
  * {@value #DESTINATIONS} (nearly always), their rows add up to the whole outbox, so the whole needs no second query;
- * only beyond that is {@link OutboxStore#stats} asked as well. Delivered-per-second comes from this process's
- * delivered counters, so with several relays on one database each dashboard shows its own relay's rate (the counts
- * and lag are the database's, shared by all).
+ * only beyond that is {@link OutboxStore#stats} asked as well. Delivered-per-second comes from this process's delivered
+ * counters, so with several relays on one database each dashboard shows its own relay's rate (the counts and lag are
+ * the database's, shared by all).
  *
  * <p>Thread-safe.
  */
@@ -43,6 +46,8 @@ public final class StatsSampler implements AutoCloseable {
   private final Supplier<Map<String, Long>> deliveredByDestination;
   private final Clock clock;
   private final Duration interval;
+  /** The wait before the next reading: the interval, or longer while the backlog is large. */
+  private volatile Duration pace;
   private final ScheduledExecutorService executor;
   private final ArrayDeque<Sample> history = new ArrayDeque<>();
   private @Nullable Sample latest;
@@ -89,6 +94,7 @@ public final class StatsSampler implements AutoCloseable {
     this.deliveredByDestination = deliveredByDestination;
     this.clock = clock;
     this.interval = interval;
+    this.pace = interval;
     this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "outbox4j-stats");
       thread.setDaemon(true);
@@ -98,12 +104,23 @@ public final class StatsSampler implements AutoCloseable {
 
   /**
    * Takes the first reading on the calling thread (so a dashboard started after this has numbers from its first
-   * request; a failure is kept as {@link #lastError}) and then one per interval in the background.
+   * request; a failure is kept as {@link #lastError}) and then one per interval in the background (or per
+   * {@link #pace()}, while the backlog is large).
    */
   public void start() {
     sampleQuietly();
-    executor.scheduleWithFixedDelay(this::sampleQuietly, interval.toMillis(), interval.toMillis(),
-        TimeUnit.MILLISECONDS);
+    scheduleNext();
+  }
+
+  private void scheduleNext() {
+    try {
+      executor.schedule(() -> {
+        sampleQuietly();
+        scheduleNext();
+      }, pace.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed: nothing left to read
+    }
   }
 
   private void sampleQuietly() {
@@ -112,8 +129,17 @@ public final class StatsSampler implements AutoCloseable {
     } catch (RuntimeException e) {
       synchronized (this) {
         lastError = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        pace = interval; // waiting for a database that does not answer is no load on it: try again at the interval
       }
     }
+  }
+
+  /**
+   * @return the wait before the next background reading: the interval, longer while the last reading counted a large
+   *     backlog ({@link OutboxStats#readingPace}; a failed reading keeps the interval)
+   */
+  public Duration pace() {
+    return pace;
   }
 
   /** Asks for a reading as soon as possible (after an admin action), without waiting for it. */
@@ -125,7 +151,7 @@ public final class StatsSampler implements AutoCloseable {
     }
   }
 
-  /** Takes one reading now (also called by the schedule). */
+  /** Takes one reading now (also called by the schedule); what it counted sets the {@link #pace()}. */
   public void sample() {
     Instant now = clock.instant();
     List<DestinationStats> destinations = store.destinationStats(now, DESTINATIONS);
@@ -154,6 +180,7 @@ public final class StatsSampler implements AutoCloseable {
         history.removeFirst();
       }
       lastSuccess = now;
+      pace = stats.readingPace(interval);
       lastError = null;
     }
   }
@@ -173,11 +200,19 @@ public final class StatsSampler implements AutoCloseable {
   }
 
   /**
-   * @return {@code true} when the latest reading succeeded within three intervals: the database answers
+   * @return {@code true} when the latest reading succeeded and the next is not overdue: the database answers. Overdue
+   *     is three intervals after the last success, or, while a large backlog spaces the readings out, two intervals
+   *     after the next reading was due ({@link #pace()})
    */
   public synchronized boolean ready() {
-    return lastError == null && lastSuccess != null
-        && !clock.instant().isAfter(lastSuccess.plus(interval.multipliedBy(3)));
+    if (lastError != null || lastSuccess == null) {
+      return false;
+    }
+    Duration overdue = pace.plus(interval.multipliedBy(2));
+    if (overdue.compareTo(interval.multipliedBy(3)) < 0) {
+      overdue = interval.multipliedBy(3);
+    }
+    return !clock.instant().isAfter(lastSuccess.plus(overdue));
   }
 
   /** @return why the latest reading failed, or {@code null} */

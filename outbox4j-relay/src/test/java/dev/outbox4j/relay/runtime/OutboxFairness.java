@@ -1,11 +1,14 @@
 package dev.outbox4j.relay.runtime;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.outbox4j.BatchReport;
 import dev.outbox4j.Message;
+import dev.outbox4j.RelayListener;
 import dev.outbox4j.jdbc.JdbcOutbox;
 import dev.outbox4j.jdbc.TableNames;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import dev.outbox4j.relay.config.ConfigReader;
+import dev.outbox4j.relay.config.RelayConfig;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,11 +16,14 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,17 +33,67 @@ import java.util.concurrent.atomic.AtomicLong;
  * one row every 20 ms, each delivered to a webhook that notes when it arrived; its delivery latency (commit to
  * arrival) is taken alone, then while a second outbox of the same relay drains a backlog of
  * {@value #BACKLOG} rows at full speed to another endpoint. Prints p50 / p99 / max of each and the ratio of the p99s,
- * and the busy outbox's drain rate alone (its first seconds, the quiet outbox idle) and beside the quiet one.
+ * and the busy outbox's drain rate alone (its first seconds, the quiet outbox idle) and beside the quiet one, and where
+ * the quiet outbox's time goes in each round (the claim, the delivery and the completion of its passes).
  * Both outboxes are PostgreSQL tables of one database, woken by LISTEN/NOTIFY. Run with
  * {@code mvn -q -pl outbox4j-relay -am verify -Pfairness -DskipTests}.
  */
 public final class OutboxFairness {
   private static final int BACKLOG = 60_000;
-  private static final int QUIET_ROWS = 300;
+  /** Rows per round: its p99 is then the tenth-worst latency, not the third-worst of 300. */
+  private static final int QUIET_ROWS = 1_000;
   /** How long the busy outbox drains alone, the quiet one idle, before the quiet one's round beside it. */
-  private static final java.time.Duration BUSY_ALONE = java.time.Duration.ofSeconds(6);
+  private static final Duration BUSY_ALONE = Duration.ofSeconds(6);
 
   private OutboxFairness() {}
+
+  /**
+   * The phases of the quiet outbox's passes while recording: its batches are the small ones (a row every 20 ms), the
+   * busy outbox's hold {@code batch-size} rows while its backlog lasts.
+   */
+  private static final class QuietPhases implements RelayListener {
+    private static final String[] NAMES = {"claim", "delivery", "completion"};
+    private final List<double[]> phases = Collections.synchronizedList(new ArrayList<>());
+    private volatile boolean recording;
+
+    @Override
+    public void onBatch(BatchReport report) {
+      if (recording && report.result().claimed() > 0 && report.result().claimed() <= 8) {
+        phases.add(new double[] {millis(report.claimTime()), millis(report.deliveryTime()),
+            millis(report.completionTime())});
+      }
+    }
+
+    private static double millis(Duration duration) {
+      return duration.toNanos() / 1e6;
+    }
+
+    /** Runs a round while recording, then prints each phase's p50 / p99 / max and forgets them. */
+    <T> T during(String round, Callable<T> work) throws Exception {
+      recording = true;
+      T result;
+      try {
+        result = work.call();
+      } finally {
+        recording = false;
+      }
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  its passes %s:", round));
+      for (int phase = 0; phase < NAMES.length; phase++) {
+        List<Double> times = new ArrayList<>();
+        synchronized (phases) {
+          for (double[] pass : phases) {
+            times.add(pass[phase]);
+          }
+        }
+        Collections.sort(times);
+        line.append(String.format(Locale.ROOT, " %s p50 %.1f / p99 %.1f / max %.1f ms;", NAMES[phase],
+            percentile(times, 50), percentile(times, 99), percentile(times, 100)));
+      }
+      phases.clear();
+      System.out.println(line.substring(0, line.length() - 1));
+      return result;
+    }
+  }
 
   /** @param args ignored */
   public static void main(String[] args) throws Exception {
@@ -91,9 +147,12 @@ public final class OutboxFairness {
         "    destinations:",
         "      busy: hooks",
         ""));
-    try (RelayRuntime runtime = RelayRuntime.start(ConfigReader.read(file, List.of(), Map.of()))) {
+    QuietPhases phases = new QuietPhases();
+    RelayConfig config = ConfigReader.read(file, List.of(), Map.of());
+    try (RelayRuntime runtime = RelayRuntime.start(config.server(), port -> config,
+        new RelayRuntime.Extras(Map.of(), Map.of(), List.of(phases)), Clock.systemUTC())) {
       quietRound(url, arrived, "warm-up", 100);
-      List<Double> alone = quietRound(url, arrived, "alone", QUIET_ROWS);
+      List<Double> alone = phases.during("alone", () -> quietRound(url, arrived, "alone", QUIET_ROWS));
       runtime.lane("busy").orElseThrow().relay(); // running
       backlog(url);
       long aloneFrom = busyDelivered.get();
@@ -102,7 +161,7 @@ public final class OutboxFairness {
       double busyAlone = (busyDelivered.get() - aloneFrom) / ((System.nanoTime() - aloneStarted) / 1e9);
       long before = busyDelivered.get();
       long started = System.nanoTime();
-      List<Double> beside = quietRound(url, arrived, "beside", QUIET_ROWS);
+      List<Double> beside = phases.during("beside", () -> quietRound(url, arrived, "beside", QUIET_ROWS));
       double seconds = (System.nanoTime() - started) / 1e9;
       double busyRate = (busyDelivered.get() - before) / seconds;
       System.out.printf(Locale.ROOT, "quiet outbox alone:               p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
