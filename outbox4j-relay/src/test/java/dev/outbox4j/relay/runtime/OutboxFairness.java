@@ -163,13 +163,14 @@ public final class OutboxFairness {
       long started = System.nanoTime();
       List<Double> beside = phases.during("beside", () -> quietRound(url, arrived, "beside", QUIET_ROWS));
       double seconds = (System.nanoTime() - started) / 1e9;
-      double busyRate = (busyDelivered.get() - before) / seconds;
+      long busyDone = busyDelivered.get();
+      double busyRate = (busyDone - before) / seconds;
       System.out.printf(Locale.ROOT, "quiet outbox alone:               p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
           percentile(alone, 50), percentile(alone, 99), percentile(alone, 100));
       System.out.printf(Locale.ROOT, "quiet outbox beside a busy one:   p50 %.1f ms, p99 %.1f ms, max %.1f ms"
           + " (the busy outbox delivered %.0f rows/s meanwhile, %d of %d waiting at the end)%n",
           percentile(beside, 50), percentile(beside, 99), percentile(beside, 100), busyRate,
-          BACKLOG - (busyDelivered.get() - before), BACKLOG);
+          BACKLOG - busyDone, BACKLOG);
       System.out.printf(Locale.ROOT, "busy outbox alone:                %.0f rows/s (the quiet outbox idle, %d s)%n",
           busyAlone, BUSY_ALONE.toSeconds());
       System.out.printf(Locale.ROOT, "p99 beside / alone: %.2f%n", percentile(beside, 99) / percentile(alone, 99));
