@@ -42,10 +42,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A thin facade over its parts, each in a class of its own with the SQL it runs beside its dialect's pieces:
  * {@link ClaimFace} (which {@link ClaimStrategy} holds claims, and the leased-row claim), {@link LeasedBatchClaims}
  * (PostgreSQL's default claim and its fenced completions), {@link Completions} (the outcomes of claims, fenced by the
- * strategy that made them), {@link EntryFace} (find, save and the version-checked transitions for tools and hosts
- * that drive delivery themselves) and {@link OperatorFace} (quarantine, waiting entries, pauses, audit, purge, stats).
- * What they share, a unit of work on one of the store's own connections, is {@link StoreJdbc}. Its length is the SPI's
- * surface, each method one line handing over to a part, and its {@link Builder}: no SQL lives here.
+ * strategy that made them), {@link EntryFace} (find, save and the version-checked transitions for tools and hosts that
+ * drive delivery themselves), {@link OperatorFace} (quarantine, waiting entries, pauses, audit, purge) and
+ * {@link StatsFace} (the stats). What they share, a unit of work on one of the store's own connections, is
+ * {@link StoreJdbc}. Its length is the SPI's surface, each method one line handing over to a part, and its
+ * {@link Builder}: no SQL lives here.
  *
  * <h2>Round trips</h2>
  * On PostgreSQL (leased batches) a claim is one short transaction of two or three statements and a durable commit, then
@@ -251,6 +252,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
   private final Completions completions;
   private final EntryFace entries;
   private final OperatorFace operator;
+  private final StatsFace statsFace;
   private volatile boolean oneCommitPerBatch;
 
   private JdbcOutboxStore(Builder builder) {
@@ -260,6 +262,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     this.completions = new Completions(claims);
     this.entries = new EntryFace(store);
     this.operator = new OperatorFace(store);
+    this.statsFace = new StatsFace(store);
   }
 
   /**
@@ -495,12 +498,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
   @Override
   public OutboxStats stats(Instant now) {
-    return operator.stats(now);
+    return statsFace.stats(now);
   }
 
   @Override
   public List<DestinationStats> destinationStats(Instant now, int limit) {
-    return operator.destinationStats(now, limit);
+    return statsFace.destinationStats(now, limit);
   }
 
   /** Configures a {@link JdbcOutboxStore}. Not thread-safe; {@link #build()} returns an immutable store. */

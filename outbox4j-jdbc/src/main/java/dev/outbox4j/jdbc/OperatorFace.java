@@ -1,11 +1,8 @@
 package dev.outbox4j.jdbc;
 
 import dev.outbox4j.OutboxEntry;
-import dev.outbox4j.jdbc.internal.ConnectionWork;
 import dev.outbox4j.spi.OperatorAction;
 import dev.outbox4j.spi.OperatorPause;
-import dev.outbox4j.spi.DestinationStats;
-import dev.outbox4j.spi.OutboxStats;
 import dev.outbox4j.spi.QuarantineGroups;
 import dev.outbox4j.spi.QuarantineQuery;
 import dev.outbox4j.spi.QuarantineSelector;
@@ -19,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,8 +26,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link JdbcOutboxStore} offers operators and dashboards: quarantined entries (listed, grouped, requeued,
- * discarded), waiting entries of a destination or key (counted, parked, discarded), destination pauses, the audit log,
- * purging delivered history, and the stats. The bulk actions lock and change at most 500 selected rows per transaction
+ * discarded), waiting entries of a destination or key (counted, parked, discarded), destination pauses, the audit log
+ * and purging delivered history (the stats are {@link StatsFace}'s). The bulk actions lock and change at most 500 selected rows per transaction
  * (their statements are in {@link OperatorSql}); a selection by {@linkplain dev.outbox4j.spi.QuarantineGroup group} is
  * narrowed in SQL and decided in Java over a few short columns per row (why: {@link OperatorSql}). An action on
  * waiting entries never changes an entry in flight, judged when the entry is changed (how, on each claim strategy:
@@ -588,79 +584,5 @@ final class OperatorFace extends StoreJdbc {
         return delete.executeUpdate();
       }
     });
-  }
-
-  public OutboxStats stats(Instant now) {
-    boolean postgres = isPostgres();
-    String sql = StatsSql.overall(names, postgres);
-    return statsRead("stats", postgres, c -> {
-      try (PreparedStatement select = c.prepareStatement(sql)) {
-        bindStatsNow(select, postgres, now);
-        try (ResultSet row = select.executeQuery()) {
-          row.next();
-          return statsOf(row);
-        }
-      }
-    });
-  }
-
-  public List<DestinationStats> destinationStats(Instant now, int limit) {
-    DestinationStats.checkLimit(limit);
-    boolean postgres = isPostgres();
-    String sql = StatsSql.byDestination(names, postgres);
-    return statsRead("destinationStats", postgres, c -> {
-      try (PreparedStatement select = c.prepareStatement(sql)) {
-        select.setInt(bindStatsNow(select, postgres, now), limit);
-        // A blank destination (a row the store cannot read) is shown under one placeholder name; NULL and blanks of
-        // different lengths are separate groups in the database, merged here in the order they came.
-        Map<String, OutboxStats> rows = new LinkedHashMap<>();
-        try (ResultSet row = select.executeQuery()) {
-          while (row.next()) {
-            String destination = row.getString("destination");
-            if (destination == null || destination.isBlank()) {
-              destination = DestinationStats.UNREADABLE;
-            }
-            rows.merge(destination, statsOf(row), OutboxStats::plus);
-          }
-        }
-        List<DestinationStats> result = new ArrayList<>();
-        rows.forEach((destination, stats) -> result.add(new DestinationStats(destination, stats)));
-        return List.copyOf(result);
-      }
-    });
-  }
-
-  /**
-   * Runs a stats read. On PostgreSQL in a transaction of its own that plans without parallel workers
-   * ({@link StatsSql#ONE_CORE}): a stats query reads every undelivered entry, and with the workers PostgreSQL gives a
-   * large scan it would take every core of the database for its time, the claims and completions of every outbox on
-   * the server waiting for a core meanwhile; on one core it takes a little longer and leaves the others to them.
-   */
-  private <R> R statsRead(String what, boolean postgres, ConnectionWork<R> work) {
-    if (!postgres) {
-      return autoCommit(what, work);
-    }
-    return inTransaction(what, c -> {
-      try (Statement set = c.createStatement()) {
-        set.execute(StatsSql.ONE_CORE);
-      }
-      return work.run(c);
-    });
-  }
-
-  /** Binds the stats statements' {@code now} parameters; returns the index of the next parameter. */
-  int bindStatsNow(PreparedStatement select, boolean postgres, Instant now) throws SQLException {
-    dialect.setInstant(select, 1, now);
-    if (postgres) {
-      dialect.setInstant(select, 2, now);
-      return 3;
-    }
-    return 2;
-  }
-
-  OutboxStats statsOf(ResultSet row) throws SQLException {
-    return new OutboxStats(row.getLong("waiting"), row.getLong("blocked"), row.getLong("in_flight"),
-        row.getLong("quarantined"), dialect.getInstant(row, "oldest_waiting"),
-        dialect.getInstant(row, "oldest_blocked"));
   }
 }

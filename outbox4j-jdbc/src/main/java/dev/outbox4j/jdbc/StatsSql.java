@@ -28,7 +28,7 @@ package dev.outbox4j.jdbc;
 final class StatsSql {
   /**
    * Run first in a PostgreSQL stats read's transaction: the stats statements plan without parallel workers, so one
-   * reading takes one core of the database, never all of them (see {@link OperatorFace}).
+   * reading takes one core of the database, never all of them (see {@link StatsFace}).
    */
   static final String ONE_CORE = "SET LOCAL max_parallel_workers_per_gather = 0";
 

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -111,36 +110,10 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   public static final int DEFAULT_DESTINATION_GAUGES = 100;
   /** What the outbox gauges read before the first stats query has answered: a count or age cannot be negative. */
   public static final double NO_ANSWER = -1;
-  /** Ticks the background refreshes of every instance; a tick only hands the query to the instance's executor. */
-  private static final java.util.concurrent.ScheduledExecutorService TICKS =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "outbox4j-metrics-ticks");
-        thread.setDaemon(true);
-        return thread;
-      });
-
-  private static final System.Logger LOG = System.getLogger(OutboxMetrics.class.getName());
-
-  private final OutboxStore store;
   private final Clock clock;
-  private final Duration refresh;
   private final Tags tags;
-  private final java.util.concurrent.Executor executor;
   private final int destinationGauges;
-  private final AtomicReference<@Nullable Snapshot> snapshot = new AtomicReference<>();
-  private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
-  /**
-   * The least time between two refreshes: the interval, or longer while the last refresh counted a large backlog
-   * ({@link OutboxStats#readingPace}; a zero interval stays zero: every read refreshes; a failed refresh keeps the
-   * interval).
-   */
-  private volatile Duration pace;
-  /** When the last refresh was started, so a read does not start another before the interval has passed. */
-  private volatile @Nullable Instant lastAttempt;
-  /** When {@link #bindTo} first ran: the age of "no snapshot yet". */
-  private volatile @Nullable Instant boundAt;
-  /** The background refresh, once bound; cancelled by {@link #close}. */
-  private volatile java.util.concurrent.@Nullable ScheduledFuture<?> ticking;
+  private final StatsSnapshots snapshots;
   private volatile @Nullable Meters meters;
   private volatile @Nullable Counter statsFailures;
   /** Paused destinations by name. Guarded by itself, as are the two gauges' rows. */
@@ -161,20 +134,15 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
     }
   }
 
-  /** The latest answers: the outbox's stats and, when enabled, its destinations' by name. */
-  private record Snapshot(OutboxStats stats, Map<String, OutboxStats> destinations, Instant takenAt) {}
-
   private record Meters(Counter delivered, Counter failed, Counter postponed, Counter quarantined, Counter claimsLost, Counter errors,
       Timer delivery, Timer claim, Timer deliveryPhase, Timer completion) {}
 
   private OutboxMetrics(Builder builder) {
-    this.store = builder.store;
     this.clock = builder.clock;
-    this.refresh = builder.refresh;
-    this.pace = builder.refresh;
     this.tags = Tags.of("outbox", builder.name).and(builder.tags);
-    this.executor = builder.executor;
     this.destinationGauges = builder.destinationGauges;
+    this.snapshots = new StatsSnapshots(builder.store, builder.clock, builder.refresh, builder.executor,
+        builder.destinationGauges, this::statsFailed, this::publishDestinations);
   }
 
   /**
@@ -189,7 +157,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   public void bindTo(MeterRegistry registry) {
     statsFailures = Counter.builder("outbox4j.stats.failures").description("stats queries that failed").tags(tags)
         .register(registry);
-    firstSnapshot();
+    snapshots.first();
     meters = new Meters(
         Counter.builder("outbox4j.delivered").description("entries confirmed and retired").tags(tags)
             .register(registry),
@@ -242,63 +210,22 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
       destinationLag = MultiGauge.builder("outbox4j.destination.lag")
           .description("age of each destination's oldest waiting entry").baseUnit("seconds").tags(tags)
           .register(registry);
-      Snapshot current = snapshot.get();
+      StatsSnapshots.Snapshot current = snapshots.latest();
       if (current != null) {
         publishDestinations(current);
       }
     }
-    startTicking();
-  }
-
-  /**
-   * Takes the first snapshot on the binding thread, so no gauge is ever read before there are numbers (bounded by the
-   * store's query timeout; a failure leaves {@link #NO_ANSWER} and the background refresh tries again).
-   */
-  private void firstSnapshot() {
-    synchronized (this) {
-      if (boundAt == null) {
-        boundAt = clock.instant();
-      }
-    }
-    if (snapshot.get() == null && refreshing.compareAndSet(false, true)) {
-      lastAttempt = clock.instant();
-      refresh();
-    }
-  }
-
-  /** Starts one refresh per refresh interval in the background (not for a zero interval: then every read refreshes). */
-  private synchronized void startTicking() {
-    if (ticking != null || refresh.isZero()) {
-      return;
-    }
-    long period = Math.max(1, refresh.toMillis());
-    ticking = TICKS.scheduleAtFixedRate(this::tick, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * A background tick: refreshes unless a read started one within the last half interval, so two refreshes are never
-   * more than one interval apart; after a slow refresh, not before its pace has passed.
-   */
-  private void tick() {
-    Instant attempted = lastAttempt;
-    Duration paced = pace;
-    Duration since = paced.compareTo(refresh) > 0 ? paced : refresh.dividedBy(2);
-    if (attempted == null || !clock.instant().isBefore(attempted.plus(since))) {
-      startRefresh();
-    }
+    snapshots.startTicking();
   }
 
   /** Stops the background refresh; the gauges keep their last values. Idempotent. */
   @Override
-  public synchronized void close() {
-    java.util.concurrent.ScheduledFuture<?> current = ticking;
-    if (current != null) {
-      current.cancel(false);
-    }
+  public void close() {
+    snapshots.close();
   }
 
   /** Sets the per-destination gauges' rows to the destinations of a new snapshot. */
-  private synchronized void publishDestinations(Snapshot current) {
+  private synchronized void publishDestinations(StatsSnapshots.Snapshot current) {
     MultiGauge waiting = destinationWaiting;
     MultiGauge blocked = destinationBlocked;
     MultiGauge lag = destinationLag;
@@ -322,8 +249,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
 
   /** @return a destination's value from the snapshot (0 once it has no row there), starting a refresh when due */
   private double readDestination(String destination, java.util.function.ToDoubleFunction<OutboxStats> reading) {
-    statsOrNull();
-    Snapshot current = snapshot.get();
+    StatsSnapshots.Snapshot current = snapshots.current();
     OutboxStats stats = current == null ? null : current.destinations().get(destination);
     return stats == null ? 0 : reading.applyAsDouble(stats);
   }
@@ -352,8 +278,8 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
   }
 
   private double snapshotAgeSeconds() {
-    Snapshot current = snapshot.get();
-    Instant since = current != null ? current.takenAt() : boundAt;
+    StatsSnapshots.Snapshot current = snapshots.latest();
+    Instant since = current != null ? current.takenAt() : snapshots.boundAt();
     return since == null ? 0 : secondsSince(since);
   }
 
@@ -372,66 +298,15 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
 
   /** @return the snapshot's stats (never waiting for the store), after starting a refresh when it is due */
   private @Nullable OutboxStats statsOrNull() {
-    Instant attempted = lastAttempt;
-    if (attempted == null || !clock.instant().isBefore(attempted.plus(pace))) {
-      startRefresh();
-    }
-    Snapshot current = snapshot.get();
+    StatsSnapshots.Snapshot current = snapshots.current();
     return current == null ? null : current.stats();
   }
 
-  /** Starts one refresh on the executor unless one is in flight: never two stats queries at once. */
-  private void startRefresh() {
-    if (refreshing.compareAndSet(false, true)) {
-      lastAttempt = clock.instant();
-      try {
-        executor.execute(this::refresh);
-      } catch (RuntimeException e) {
-        refreshing.set(false);
-        LOG.log(System.Logger.Level.WARNING, "could not start an outbox stats refresh", e);
-      }
+  private void statsFailed() {
+    Counter failures = statsFailures;
+    if (failures != null) {
+      failures.increment();
     }
-  }
-
-  private void refresh() {
-    try {
-      Instant now = clock.instant();
-      Map<String, OutboxStats> destinations = new TreeMap<>();
-      OutboxStats stats;
-      if (destinationGauges > 0) {
-        List<DestinationStats> rows = store.destinationStats(now, destinationGauges);
-        for (DestinationStats row : rows) {
-          destinations.put(row.destination(), row.stats());
-        }
-        // Fewer rows than asked for are every destination with undelivered entries: they add up to the whole.
-        stats = rows.size() < destinationGauges
-            ? rows.stream().map(DestinationStats::stats).reduce(OutboxStats.EMPTY, OutboxStats::plus)
-            : store.stats(now);
-      } else {
-        stats = store.stats(now);
-      }
-      pace = refresh.isZero() ? refresh : stats.readingPace(refresh);
-      Snapshot taken = new Snapshot(stats, Map.copyOf(destinations), clock.instant()); // aged from the answer
-      snapshot.set(taken);
-      if (destinationGauges > 0) {
-        publishDestinations(taken);
-      }
-    } catch (RuntimeException e) {
-      Counter failures = statsFailures;
-      if (failures != null) {
-        failures.increment();
-      }
-      LOG.log(System.Logger.Level.WARNING, "reading outbox stats failed; keeping the last values: " + e);
-      pace = refresh; // waiting for a database that does not answer is no load on it: try again at the interval
-    } finally {
-      refreshing.set(false);
-    }
-  }
-
-  private static void startDaemon(Runnable refresh) {
-    Thread thread = new Thread(refresh, "outbox4j-metrics-refresh");
-    thread.setDaemon(true);
-    thread.start();
   }
 
   @Override
@@ -524,7 +399,7 @@ public final class OutboxMetrics implements RelayListener, MeterBinder, AutoClos
     private Tags tags = Tags.empty();
     private Clock clock = Clock.systemUTC();
     private Duration refresh = DEFAULT_REFRESH;
-    private java.util.concurrent.Executor executor = OutboxMetrics::startDaemon;
+    private java.util.concurrent.Executor executor = StatsSnapshots::startDaemon;
     private int destinationGauges = DEFAULT_DESTINATION_GAUGES;
 
     private Builder(OutboxStore store) {
