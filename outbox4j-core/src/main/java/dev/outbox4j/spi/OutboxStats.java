@@ -38,6 +38,15 @@ public record OutboxStats(long waiting, long blocked, long inFlight, long quaran
   /** Nothing at all: an empty outbox (or a destination with no undelivered entries). */
   public static final OutboxStats EMPTY = new OutboxStats(0, 0, 0, 0, null, null);
 
+  /**
+   * Undelivered entries a periodic reader of stats may count per second: the stats queries read every undelivered
+   * entry, so on a large backlog they are slow, and a reader that kept a fixed interval of a second would then spend a
+   * database connection, and a core of the database, counting the backlog instead of the relays draining it.
+   */
+  public static final long READ_PER_SECOND = 10_000;
+
+  /** The longest a large backlog stretches a reader's wait ({@link #readingPace}). */
+  public static final Duration READING_PACE_LIMIT = Duration.ofSeconds(30);
 
   /**
    * @throws IllegalArgumentException if a count is negative, or an oldest time is given for no entry (or missing for
@@ -124,16 +133,6 @@ public record OutboxStats(long waiting, long blocked, long inFlight, long quaran
     }
     return a.isBefore(b) ? a : b;
   }
-
-  /**
-   * Undelivered entries a periodic reader of stats may count per second: the stats queries read every undelivered
-   * entry, so on a large backlog they are slow, and a reader that kept a fixed interval of a second would then spend a
-   * database connection, and a core of the database, counting the backlog instead of the relays draining it.
-   */
-  public static final long READ_PER_SECOND = 10_000;
-
-  /** The longest a large backlog stretches a reader's wait ({@link #readingPace}). */
-  public static final Duration READING_PACE_LIMIT = Duration.ofSeconds(30);
 
   /**
    * How long a periodic reader waits after this reading before the next. The pace follows what the reading counted,

@@ -200,19 +200,14 @@ public final class StatsSampler implements AutoCloseable {
   }
 
   /**
-   * @return {@code true} when the latest reading succeeded and the next is not overdue: the database answers. Overdue
-   *     is three intervals after the last success, or, while a large backlog spaces the readings out, two intervals
-   *     after the next reading was due ({@link #pace()})
+   * @return {@code true} when the latest reading succeeded and the next is not overdue, two intervals after it was due
+   *     ({@link #pace()}; three intervals after the last success while the backlog is small): the database answers
    */
   public synchronized boolean ready() {
     if (lastError != null || lastSuccess == null) {
       return false;
     }
-    Duration overdue = pace.plus(interval.multipliedBy(2));
-    if (overdue.compareTo(interval.multipliedBy(3)) < 0) {
-      overdue = interval.multipliedBy(3);
-    }
-    return !clock.instant().isAfter(lastSuccess.plus(overdue));
+    return !clock.instant().isAfter(lastSuccess.plus(pace).plus(interval.multipliedBy(2)));
   }
 
   /** @return why the latest reading failed, or {@code null} */
