@@ -195,7 +195,8 @@ public final class RelayBuilder {
   }
 
   /**
-   * @param factory makes the background worker's thread; default a daemon thread named {@code outbox4j-relay}
+   * @param factory makes the relay's threads: the background worker's, and the one each worker (or {@code drain} call)
+   *     claims its next batch ahead on; default daemon threads named {@code outbox4j-relay}
    * @return this builder
    */
   public RelayBuilder withThreadFactory(ThreadFactory factory) {

@@ -40,9 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       down?). Before sending, the gates sort the claims: a paused destination's entries are held back (a few of
  *       them sent as its probe; none for a destination an operator paused, read through {@link OperatorPauses}), so one
  *       failing destination never takes another's place or time.
- *       While a full batch waits for its answers, {@link ClaimAhead} claims the next one; a full batch answered at once
- *       has the next one claimed with its last confirmations, in one transaction of the store
- *       ({@link OutcomeRecorder.ClaimWithConfirmations}). The background worker is a
+ *       While a full batch is sent, answered and recorded, {@link ClaimAhead} claims the next one on a thread of its
+ *       own; where the store combines a completion with a claim, a full batch answered at once has the next one
+ *       claimed with its last confirmations instead, in one transaction ({@link OutcomeRecorder.ClaimWithConfirmations}). The background worker is a
  *       {@link PassLoop}. This class only owns the lifecycle they share.
  *   <li><b>Only a confirmation retires an entry.</b> A delivery still unanswered when shutdown gives up is left
  *       claimed, untouched, and its lease hands it to the next relay. Marking it delivered would turn an unconfirmed
@@ -126,7 +126,7 @@ public final class DefaultRelay implements Relay {
         }
       }
     } finally {
-      ahead.release();
+      ahead.close();
     }
     return total;
   }
@@ -276,8 +276,8 @@ public final class DefaultRelay implements Relay {
    *
    * @param ahead the batch claimed ahead by the previous pass, if any, and where this pass claims the next; {@code null}
    *     for a flush
-   * @param claimAhead whether this pass may claim the next batch during its wait (when its own batch is full): not on
-   *     the last pass a drain may run, nor once the relay is stopping
+   * @param claimAhead whether this pass may claim the next batch while it sends and records its own (when its own batch
+   *     is full): not on the last pass a drain may run, nor once the relay is stopping
    * @param claimWithConfirmations whether this pass may claim the next batch together with its last confirmations, in
    *     one step of the store (when its own batch is full and nothing was claimed ahead): as {@code claimAhead}, but
    *     with any number of workers
@@ -312,11 +312,12 @@ public final class DefaultRelay implements Relay {
     long heldBackTime = System.nanoTime() - recordStart;
     long sending = System.nanoTime();
     AnswerCollector.Round round = answers.send(sorted.send(), started);
-    long claimingAhead = 0;
-    if (ahead != null && claimAhead && claims.size() >= settings.batchSize() && round.awaitsAnswers()) {
-      long aheadStart = System.nanoTime();
-      ahead.claimNext(settings.batchSize()); // while the transport works on this batch: overlaps that wait
-      claimingAhead = System.nanoTime() - aheadStart;
+    if (ahead != null && claimAhead && claims.size() >= settings.batchSize()
+        && (round.awaitsAnswers() || !settings.store().combinesDeliveredAndClaim())) {
+      // While the transport works on this batch and its outcomes are recorded: overlaps the answers' wait and the
+      // completion's commit. A store that combines a completion with the next claim does that instead, when the
+      // transport answered every send at once (one commit per batch, as its user chose).
+      ahead.claimMeanwhile(settings.batchSize());
     }
     result = result.plus(new RelayResult(0, round.attempted(), 0, 0, 0, 0, 0));
     OutcomeRecorder.PassOutcomes outcomes = new OutcomeRecorder.PassOutcomes();
@@ -342,7 +343,7 @@ public final class DefaultRelay implements Relay {
       ahead.release(); // nothing flows: the next batch is not sent into the outage
     }
     BatchReport report = new BatchReport(result, claimTime,
-        Duration.ofNanos(finished - sending - recording - claimingAhead),
+        Duration.ofNanos(finished - sending - recording),
         Duration.ofNanos(heldBackTime + recording));
     events.emit(l -> l.onBatch(report));
     return result;

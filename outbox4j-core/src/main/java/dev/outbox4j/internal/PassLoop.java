@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why it is built this way</h2>
  * <ul>
- *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once, with the batch claimed during this
- *       pass's wait for its answers ({@link ClaimAhead}) when this is the relay's only worker; after a partial one it
- *       lingers a moment so a stream of small commits (each of which wakes the relay) is claimed in batches, not one
+ *   <li><b>Busy: no wait.</b> After a full batch the next pass starts at once, with the batch claimed while this
+ *       pass sent and recorded its own ({@link ClaimAhead}) when this is the relay's only worker; after a partial one
+ *       it lingers a moment so a stream of small commits (each of which wakes the relay) is claimed in batches, not one
  *       pass per commit. A full batch whose next one was not claimed ahead has it claimed with its last confirmations,
- *       in one step of the store ({@link OutcomeRecorder.ClaimWithConfirmations}): one commit per batch.
+ *       in one step of the store where the store can ({@link OutcomeRecorder.ClaimWithConfirmations}): one commit per
+ *       batch.
  *   <li><b>Idle: an adaptive poll.</b> From the minimum poll doubling up to the maximum, cut short by a wake-up.
  *   <li><b>A destination down does not stop the loop.</b> Its entries are held back and probed by the passes
  *       ({@link DestinationGates}); a pass that found nothing but such entries counts as idle, so the poll (and a
@@ -96,7 +97,7 @@ final class PassLoop implements Runnable {
       relay.workerFailed();
       relay.events.error(e);
     } finally {
-      ahead.release(); // a batch claimed ahead and not sent: the relay stopped, or the worker failed
+      ahead.close(); // a batch claimed ahead and not sent: the relay stopped, or the worker failed
       relay.workerEnded();
     }
   }
