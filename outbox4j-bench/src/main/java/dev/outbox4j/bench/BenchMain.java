@@ -175,6 +175,10 @@ public final class BenchMain {
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, true, 1, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 2, false)));
     plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, true)));
+    for (boolean keep : new boolean[] {false, true}) {
+      plan.add(new Planned(Set.of("outbox4j-drain"),
+          () -> new Outbox4jDrain(database, keep, 1, false).oneCommitPerBatch()));
+    }
     if (postgres) {
       plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
     }

@@ -33,6 +33,8 @@ final class Outbox4jDrain implements Scenario {
   private final List<Relay> relayList = new ArrayList<>();
   private final DeliveryCounter delivered = new DeliveryCounter();
   private final BatchTimings timings = new BatchTimings();
+  /** Set by {@link #oneCommitPerBatch}: an experiment, not the default configuration. */
+  private boolean oneCommit;
 
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed) throws Exception {
     this(database, keep, relays, keyed, false);
@@ -87,6 +89,21 @@ final class Outbox4jDrain implements Scenario {
     }
   }
 
+  /**
+   * Makes this row the experiment of {@code JdbcOutboxStore.useOneCommitPerBatch(true)}: the relays retire a full
+   * batch's last confirmations in the next claim's transaction. Default claims, one relay, unordered only.
+   *
+   * @return this drain
+   */
+  Outbox4jDrain oneCommitPerBatch() {
+    if (claims != ClaimNames.REFERENCE || relays != 1 || keyed || asyncCommit || payloadSize != Payloads.SIZE) {
+      throw new IllegalStateException("one commit per batch is measured on the plain one-relay rows only");
+    }
+    stores.forEach(store -> store.useOneCommitPerBatch(true));
+    oneCommit = true;
+    return this;
+  }
+
   @Override
   public String id() {
     return baseId() + Payloads.idSuffix(payloadSize);
@@ -99,6 +116,9 @@ final class Outbox4jDrain implements Scenario {
     }
     if (asyncCommit) {
       return "outbox4j-drain-async-commit";
+    }
+    if (oneCommit) {
+      return keep ? "outbox4j-drain-one-commit-keep" : "outbox4j-drain-one-commit-delete";
     }
     if (keyed) {
       return "outbox4j-drain-ordered";
@@ -115,6 +135,7 @@ final class Outbox4jDrain implements Scenario {
         + (keyed ? "ordered (" + Outbox4jTables.KEYS + " keys), " : "unordered, ")
         + (keep ? "keep (UPDATE)" : "delete")
         + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "")
+        + (oneCommit ? "; experiment: one commit per batch (useOneCommitPerBatch)" : "")
         + (claims == ClaimNames.REFERENCE ? "" : "; claims as " + ClaimNames.words(claims))
         + (payloadSize == Payloads.SIZE ? "" : ", " + Payloads.words(payloadSize) + " payloads");
   }

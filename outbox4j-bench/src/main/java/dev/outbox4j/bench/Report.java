@@ -145,6 +145,10 @@ final class Report {
         "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN));
     targets.add(new Target("drain, delete mode: outbox4j with synchronous_commit off (experiment) / ceiling DELETE",
         "outbox4j-drain-async-commit", "ceiling-delete", Metric.THROUGHPUT, true, Double.NaN));
+    for (String mode : new String[] {"delete", "keep"}) {
+      targets.add(new Target("drain, " + mode + " mode: outbox4j with one commit per batch (experiment) / as shipped",
+          "outbox4j-drain-one-commit-" + mode, "outbox4j-drain-" + mode, Metric.THROUGHPUT, true, Double.NaN));
+    }
     targets.add(new Target("write, unkeyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-unkeyed",
         "write-raw-outbox", Metric.CPU, false, 1.05));
     targets.add(new Target("write, keyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-keyed",

@@ -104,6 +104,20 @@ class BenchHarnessTest {
   }
 
   @Test
+  void one_commit_per_batch_retires_every_entry_in_both_modes() throws Exception {
+    for (boolean keep : new boolean[] {false, true}) {
+      try (Outbox4jDrain drain = new Outbox4jDrain(database, keep, 1, false).oneCommitPerBatch()) {
+        assertThat(drain.id()).isEqualTo("outbox4j-drain-one-commit-" + (keep ? "keep" : "delete"));
+        drain.prepare(1_700); // three full batches of 500 go by the combined step, the last one is partial
+
+        assertThat(drain.execute(1_700).messages()).as(drain.id()).isEqualTo(1_700);
+        assertThat(countWhere("bench_o4j_outbox", "status <> 'DELIVERED'")).as(drain.id()).isZero();
+        assertThat(database.count("bench_o4j_outbox")).as(drain.id()).isEqualTo(keep ? 1_700 : 0);
+      }
+    }
+  }
+
+  @Test
   void large_message_rows_store_their_payloads_uncompressed_and_retire_every_row() throws Exception {
     int size = 16 * 1024;
     try (CeilingDrain ceiling =

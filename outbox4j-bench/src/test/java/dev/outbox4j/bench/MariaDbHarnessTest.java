@@ -57,6 +57,19 @@ class MariaDbHarnessTest {
   }
 
   @Test
+  void one_commit_per_batch_retires_every_entry_in_both_modes() throws Exception {
+    for (boolean keep : new boolean[] {false, true}) {
+      try (Outbox4jDrain drain = new Outbox4jDrain(database, keep, 1, false).oneCommitPerBatch()) {
+        drain.prepare(1_700); // three full batches of 500 go by the combined step, the last one is partial
+
+        assertThat(drain.execute(1_700).messages()).as(drain.id()).isEqualTo(1_700);
+        assertThat(countWhere("bench_o4j_outbox", "status <> 'DELIVERED'")).as(drain.id()).isZero();
+        assertThat(database.count("bench_o4j_outbox")).as(drain.id()).isEqualTo(keep ? 1_700 : 0);
+      }
+    }
+  }
+
+  @Test
   void emptying_outbox4j_tables_keeps_the_numbers_going_up() throws Exception {
     Outbox4jTables tables = new Outbox4jTables(database, "bench_o4j_");
     try (var pool = database.pool("test", 1, true)) {
