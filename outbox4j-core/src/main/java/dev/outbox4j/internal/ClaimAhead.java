@@ -113,10 +113,10 @@ final class ClaimAhead {
   }
 
   /**
-   * Claims the next batch now. A failure is not the pass's: the batch is simply not claimed ahead, and the next
-   * pass's own claim meets (and reports) the failure if it lasts.
+   * Claims the next batch, on the claim ahead's thread ({@link #claimMeanwhile}). A failure is not the pass's: the
+   * batch is simply not claimed ahead, and the next pass's own claim meets (and reports) the failure if it lasts.
    */
-  void claimNext(int limit) {
+  private void claimNext(int limit) {
     if (next != null) {
       return;
     }
