@@ -1,6 +1,7 @@
 package dev.outbox4j.testkit;
 
 import dev.outbox4j.spi.Claim;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.OutboxStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -25,6 +26,13 @@ import org.jspecify.annotations.Nullable;
  * back a paused destination's claims before it sends anything, so it does not freeze: a relay frozen there would send
  * after the clock jumped past its leases, which a real relay's send cutoff (on its own monotonic time) prevents.
  *
+ * <p>In a drain, the relay may claim the next batch on a thread of its own while it sends and records the current one
+ * (its claim ahead). This view places that claim at a point the property drew ({@link #startDrain}): just before the
+ * relay's {@code k}-th store change after the claim ahead started, or, if the relay makes fewer, when it waits for the
+ * claim ahead. The claim ahead's thread comes from this view's {@link #newThread thread factory}, which the relay calls
+ * on its own thread when the first claim ahead of a drain starts; a drain of two passes starts at most one. So a seed
+ * replays a drain's interleaving exactly, and the property searches them.
+ *
  * <p>Thread-safe: the relay's pass runs on a thread of its own while the property's thread freezes, releases or kills it.
  */
 final class FencedStore {
@@ -39,6 +47,10 @@ final class FencedStore {
 
   private static final Set<String> RECORDING = Set.of("markDelivered", "markFailed", "postpone", "quarantine",
       "release");
+  /** The calls that change the store: the points a claim ahead is placed among. */
+  private static final Set<String> CHANGES = Set.of("claim", "markDeliveredAndClaim", "markDelivered", "markFailed",
+      "postpone", "quarantine", "release");
+  private static final Duration MOST_A_DRAIN_WAITS = Duration.ofMinutes(1);
 
   private final OutboxStore store;
   private final OutboxStore view;
@@ -50,6 +62,18 @@ final class FencedStore {
   private CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean holding;
   private CountDownLatch released = new CountDownLatch(1);
+  /** Claims handed back unsent ({@code release}): the relay needs no reason to send them. */
+  private final List<Claim> handedBack = new ArrayList<>();
+
+  // The drain under way (guarded by this): its thread, where its claim ahead runs, and how far it got.
+  private @Nullable Thread drainer;
+  private @Nullable Thread ahead;
+  private int aheadAt;
+  private int changesSinceAhead;
+  private boolean aheadMayRun;
+  private boolean aheadRan;
+  private String aheadRanWhere = "";
+  private boolean combines = true;
 
   FencedStore(OutboxStore store) {
     this.store = store;
@@ -66,22 +90,147 @@ final class FencedStore {
     if (killed) {
       throw new Killed();
     }
+    String name = method.getName();
+    if (name.equals("combinesDeliveredAndClaim")) {
+      synchronized (this) {
+        return combines;
+      }
+    }
     if (isRecording(method, args)) {
       awaitIfFrozen();
     }
+    boolean claimAhead = false;
+    if (CHANGES.contains(name)) {
+      claimAhead = awaitTurn(name);
+    }
     try {
       Object result = method.invoke(store, args);
-      if (method.getName().equals("claim")) {
-        synchronized (this) {
-          @SuppressWarnings("unchecked")
-          List<Claim> claims = (List<Claim>) result;
-          claimed.addAll(claims);
+      synchronized (this) {
+        switch (name) {
+          case "claim" -> claimed.addAll(claims(result));
+          case "markDeliveredAndClaim" -> claimed.addAll(((DeliveredAndClaimed) result).claims());
+          case "release" -> handedBack.addAll(claims(args[0]));
+          default -> { }
         }
       }
       return result;
     } catch (InvocationTargetException e) {
       throw e.getCause();
+    } finally {
+      if (claimAhead) {
+        synchronized (this) {
+          aheadRan = true;
+          notifyAll();
+        }
+      }
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Collection<Claim> claims(Object list) {
+    return (Collection<Claim>) list;
+  }
+
+  /**
+   * Places a drain's claim ahead among its other store changes: the claim ahead waits for its turn, and the relay's
+   * change at that turn waits until the claim ahead has returned.
+   *
+   * @return whether this call is the claim ahead
+   */
+  private boolean awaitTurn(String name) throws InterruptedException {
+    Thread current = Thread.currentThread();
+    long deadline = System.nanoTime() + MOST_A_DRAIN_WAITS.toNanos();
+    synchronized (this) {
+      if (current == ahead) {
+        if (aheadRan) {
+          throw new IllegalStateException("a second claim ahead in one drain: the world places only one");
+        }
+        while (!aheadMayRun) {
+          if (drainerWaitsForTheClaimAhead()) {
+            aheadRanWhere = "when the relay waits for it, after " + changesSinceAhead + " change(s) of its own";
+            break;
+          }
+          waitUntil(deadline, 1);
+        }
+        return true;
+      }
+      if (current != drainer || ahead == null || aheadRan) {
+        return false;
+      }
+      if (changesSinceAhead++ < aheadAt) {
+        return false;
+      }
+      aheadMayRun = true;
+      aheadRanWhere = "before the relay's " + name + ", its change " + changesSinceAhead + " after the claim ahead started";
+      notifyAll();
+      while (!aheadRan) {
+        waitUntil(deadline, 0);
+      }
+      return false;
+    }
+  }
+
+  private void waitUntil(long deadline, long millis) throws InterruptedException {
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      throw new IllegalStateException("a drain's claim ahead and its relay waited for each other for "
+          + MOST_A_DRAIN_WAITS);
+    }
+    wait(millis == 0 ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)) : millis);
+  }
+
+  /** @return whether the draining relay is parked waiting for its claim ahead to return (nothing else parks it) */
+  private boolean drainerWaitsForTheClaimAhead() {
+    Thread waiting = drainer;
+    if (waiting == null || waiting.getState() != Thread.State.WAITING) {
+      return false;
+    }
+    for (StackTraceElement frame : waiting.getStackTrace()) {
+      if (frame.getClassName().endsWith(".ClaimAhead") && frame.getMethodName().equals("settle")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The relay's thread factory: the relay asks it for its claim ahead's thread, on its own thread, when the first claim
+   * ahead of a drain starts.
+   */
+  synchronized Thread newThread(Runnable work) {
+    if (drainer == null) {
+      throw new IllegalStateException("the relay asked for a thread outside a drain");
+    }
+    Thread thread = new Thread(work, "claims ahead");
+    thread.setDaemon(true);
+    ahead = thread;
+    changesSinceAhead = 0;
+    return thread;
+  }
+
+  /**
+   * The calling thread drains next: its claim ahead, if one starts, runs just before its {@code aheadAt}-th store
+   * change after that ({@code 0}: before the first), or when it waits for the claim ahead.
+   *
+   * @param combines what the store says when the relay asks whether it combines a completion with the next claim
+   */
+  synchronized void startDrain(int aheadAt, boolean combines) {
+    this.drainer = Thread.currentThread();
+    this.aheadAt = aheadAt;
+    this.combines = combines;
+    ahead = null;
+    aheadMayRun = false;
+    aheadRan = false;
+    aheadRanWhere = "";
+  }
+
+  /** @return where the drain's claim ahead ran, or an empty string when none started */
+  synchronized String endDrain() {
+    String where = ahead == null ? "" : aheadRan ? aheadRanWhere : "started, never claimed";
+    drainer = null;
+    ahead = null;
+    combines = true;
+    return where;
   }
 
   private static boolean isRecording(Method method, Object[] args) {
@@ -150,6 +299,13 @@ final class FencedStore {
   void kill() {
     killed = true;
     release();
+  }
+
+  /** @return the claims the relay handed back unsent since the last call; forgets them */
+  synchronized List<Claim> takeHandedBack() {
+    List<Claim> taken = List.copyOf(handedBack);
+    handedBack.clear();
+    return taken;
   }
 
   /** @return the claims the relay received since the last {@link #takeClaims()}, in order */

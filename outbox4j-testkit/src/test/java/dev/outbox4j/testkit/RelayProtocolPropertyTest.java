@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
  * The relay's promises under random chains: a stateful property over a small world ({@link RelayWorld}: keys K1..K3
  * and unkeyed messages, destinations d1..d3, relays A and B on one in-memory store and one settable clock). It draws
  * chains of up to {@value #STEPS} actions — writes, relay passes whose deliveries the chain answers (confirmed, refused,
- * failed, failed with the copy landing later, answered after the deadline with or without a copy landing), passes that
+ * failed, failed with the copy landing later, answered after the deadline with or without a copy landing), drains whose
+ * claim ahead runs at a drawn point among the relay's store changes, passes that
  * freeze after sending and wake up later, relays that die and restart, outages of a destination (announced by the
  * transport or plain 503s) that start and end, late copies landing, clock jumps (inside and past the late-copy bound,
  * past the outage pause and window, past the lease), and a settling of everything — and checks after every step:
@@ -99,7 +100,7 @@ class RelayProtocolPropertyTest {
 
   /** The kinds of action and how often each is drawn (out of their sum). */
   private enum Kind {
-    WRITE(6), PASS(10), FREEZE(1), WAKE(1), KILL(1), OUTAGE(3), JUMP(5), LAND(2), SETTLE(1);
+    WRITE(6), PASS(8), DRAIN(4), FREEZE(1), WAKE(1), KILL(1), OUTAGE(3), JUMP(5), LAND(2), SETTLE(1);
 
     final int weight;
 
@@ -116,6 +117,7 @@ class RelayProtocolPropertyTest {
     return switch (Kind.draw(random)) {
       case WRITE -> write(random);
       case PASS -> pass(random);
+      case DRAIN -> drain(random);
       case FREEZE -> freeze(random);
       case WAKE -> {
         int relay = random.nextInt(RelayWorld.RELAYS.size());
@@ -165,6 +167,18 @@ class RelayProtocolPropertyTest {
     List<Answer> script = script(random);
     return Step.when(RelayWorld.RELAYS.get(relay) + " runs a pass, answers " + describe(script),
         world -> !world.isFrozen(relay), world -> world.pass(relay, script));
+  }
+
+  private static Step<RelayWorld> drain(Random random) {
+    int relay = random.nextInt(RelayWorld.RELAYS.size());
+    List<Answer> script = script(random);
+    int aheadAt = random.nextInt(4);
+    boolean combines = random.nextBoolean();
+    return Step.when(RelayWorld.RELAYS.get(relay) + " drains, answers " + describe(script) + ", a claim ahead before"
+        + " its change " + (aheadAt + 1) + (combines ? ", the store combining" : ""),
+        // a drain claims ahead only after a full batch: drawn while a batch's worth is due
+        world -> !world.isFrozen(relay) && world.due() >= RelayWorld.BATCH,
+        world -> world.drain(relay, script, aheadAt, combines));
   }
 
   private static Step<RelayWorld> freeze(Random random) {

@@ -38,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A relay's pass runs on the chain's thread ({@link Relay#flush()}, the transport inline), so a chain replays
  * exactly; only a pass that freezes runs on a thread of its own, blocked at its first recording call
  * ({@link FencedStore}) until the chain wakes or kills it. Answers come at once, or never (a late answer: the relay
- * waits its delivery timeout, {@value #ANSWER_MILLIS} ms of real time, and gives up).
+ * waits its delivery timeout, {@value #ANSWER_MILLIS} ms of real time, and gives up). A drain ({@link Relay#drain},
+ * {@value #DRAIN_PASSES} passes) runs on the chain's thread too; its claim ahead runs on a thread of its own at the
+ * point the chain drew among the drain's store changes ({@link FencedStore#startDrain}), so it replays exactly as well.
+ * Time moves only by the chain's jumps: a drain that waits for a paused destination's next probe goes on at once.
  *
  * <p>Not thread-safe: one chain, one thread (and at most one frozen pass per relay, which touches the world only before
  * it freezes).
@@ -54,7 +57,12 @@ final class RelayWorld implements AutoCloseable {
   /** Retries sooner than a late copy may land, so that the late-copy bound is what keeps the order. */
   static final RetryPolicy RETRIES = RetryPolicy.linear().withBase(Duration.ofMillis(5)).withCap(Duration.ofMillis(20))
       .withMaxAttempts(3).build();
-  static final int BATCH = 5;
+  static final int BATCH = 3;
+  /**
+   * The passes of a drain: it may claim ahead after its first (never on its last), so at most one claim ahead a drain,
+   * which {@link FencedStore} places exactly.
+   */
+  static final int DRAIN_PASSES = 2;
   static final List<String> RELAYS = List.of("relay A", "relay B");
   static final List<String> DESTINATIONS = List.of("d1", "d2", "d3");
   /** The ordering keys; {@code null} writes an unkeyed message. */
@@ -136,7 +144,7 @@ final class RelayWorld implements AutoCloseable {
       this.relay = Relay.builder(fence.view(), new ScriptedTransport(m -> deliver(this, m), ANSWER_TIME))
           .withClock(clock).withRandom(new Random(++incarnations)).withBatchSize(BATCH).withLease(LEASE)
           .withDeliveryTimeout(ANSWER_TIME).withRetryPolicy(RETRIES).withOutageBackoff(OUTAGE_BASE, OUTAGE_CAP)
-          .build();
+          .withThreadFactory(fence::newThread).withSleeper(duration -> { }).build();
     }
 
     Answer nextAnswer() {
@@ -168,6 +176,27 @@ final class RelayWorld implements AutoCloseable {
     public String toString() {
       return (key == null ? "unkeyed" : key) + ">" + destination;
     }
+  }
+
+  /**
+   * @return how many open messages are due now and the oldest open one of their key (or unkeyed): about as many as a
+   *     claim finds, leaving aside those another relay holds
+   */
+  long due() {
+    Instant now = clock.instant();
+    Set<String> keysSeen = new HashSet<>();
+    long due = 0;
+    for (Receiver.Sent sent : written.values()) {
+      OutboxEntry entry = store.find(sent.id()).orElse(null);
+      if (entry == null || entry.status() == EntryStatus.DELIVERED || entry.status() == EntryStatus.QUARANTINED) {
+        continue;
+      }
+      boolean head = sent.key() == null || keysSeen.add(sent.key());
+      if (head && !entry.availableAt().isAfter(now)) {
+        due++;
+      }
+    }
+    return due;
   }
 
   void write(List<Write> writes) {
@@ -292,6 +321,29 @@ final class RelayWorld implements AutoCloseable {
     finishPass(relay, before, pausedBefore, "");
   }
 
+  /**
+   * The relay drains: up to {@value #DRAIN_PASSES} passes, the next batch claimed ahead (after a full batch) just
+   * before the relay's {@code aheadAt}-th store change since that claim started, or when the relay waits for it.
+   *
+   * @param combines whether the store says it combines a completion with the next claim (the relay then claims ahead
+   *     only while answers are awaited, and otherwise claims with its last confirmations)
+   */
+  void drain(int index, List<Answer> script, int aheadAt, boolean combines) {
+    RelayHandle relay = relays[index];
+    Map<UUID, OutboxEntry> before = rows();
+    Set<String> pausedBefore = relay.paused();
+    begin(relay, script);
+    relay.fence.startDrain(aheadAt, combines);
+    String ahead;
+    try {
+      relay.relay.drain(DRAIN_PASSES);
+    } finally {
+      ahead = relay.fence.endDrain();
+    }
+    finishPass(relay, before, pausedBefore, " (a drain" + (combines ? ", the store combining" : "")
+        + (ahead.isEmpty() ? ", no claim ahead" : "; its claim ahead ran " + ahead) + ")");
+  }
+
   /** The relay runs a pass that freezes after its sends, before it records anything. */
   void passAndFreeze(int index, List<Answer> script) {
     RelayHandle relay = relays[index];
@@ -365,6 +417,7 @@ final class RelayWorld implements AutoCloseable {
     relay.deliveries.clear();
     relay.passError = null;
     relay.fence.takeClaims();
+    relay.fence.takeHandedBack();
   }
 
   private static void join(RelayHandle relay, Thread thread) {
@@ -386,6 +439,8 @@ final class RelayWorld implements AutoCloseable {
           + "\n\nthe story so far (" + chain + "):\n" + story(), relay.passError);
     }
     List<Claim> claims = relay.fence.takeClaims();
+    // a claim handed back unsent (a drain's claim ahead, when the drain ends) is nobody's to send
+    Set<Claim> handedBack = new HashSet<>(relay.fence.takeHandedBack());
     Map<UUID, OutboxEntry> after = rows();
     Set<String> pausedAfter = relay.paused();
     if (!settling || !claims.isEmpty()) {
@@ -403,7 +458,7 @@ final class RelayWorld implements AutoCloseable {
     relay.deliveries.forEach(d -> byEntry.computeIfAbsent(d.id(), id -> new ArrayList<>()).add(d));
     for (Claim claim : claims) {
       String destination = claim.message().destination();
-      if (!byEntry.containsKey(claim.id()) && !pausedBefore.contains(destination)
+      if (!byEntry.containsKey(claim.id()) && !handedBack.contains(claim) && !pausedBefore.contains(destination)
           && !pausedAfter.contains(destination)) {
         violations.add("[lane] " + relay.name + " claimed " + label(claim.id()) + " and neither sent it nor held it"
             + " back for a paused destination (" + destination + " was not paused)");
