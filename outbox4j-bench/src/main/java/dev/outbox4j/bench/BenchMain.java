@@ -268,6 +268,7 @@ public final class BenchMain {
     }
     brokerRows(plan, database, "kafka", KafkaBenchBroker::new);
     kafkaTransactionRows(plan, database);
+    connectRows(plan, database);
     brokerRows(plan, database, "rabbitmq", RabbitMqBenchBroker::new);
     brokerRows(plan, database, "nats", NatsBenchBroker::new);
     httpRows(plan, database);
@@ -305,7 +306,8 @@ public final class BenchMain {
    */
   private static void brokerRows(List<Planned> plan, BenchDatabase database, String group, BrokerFactory brokers) {
     for (boolean keyed : new boolean[] {false, true}) {
-      plan.add(new Planned(Set.of(group), () -> new RawBrokerDrain(database, brokers.create(), keyed)));
+      plan.add(new Planned(alsoConnect(keyed && group.equals("kafka"), Set.of(group)),
+          () -> new RawBrokerDrain(database, brokers.create(), keyed)));
       plan.add(new Planned(Set.of(group), () -> new Outbox4jBrokerDrain(database, brokers.create(), keyed)));
       for (ClaimStrategy claims : ClaimNames.alternatives()) {
         for (int workers : new int[] {2, 1}) {
@@ -339,7 +341,7 @@ public final class BenchMain {
    */
   private static void kafkaTransactionRows(List<Planned> plan, BenchDatabase database) {
     for (boolean keyed : new boolean[] {false, true}) {
-      plan.add(new Planned(Set.of("kafka", "kafka-hot"),
+      plan.add(new Planned(alsoConnect(keyed, Set.of("kafka", "kafka-hot")),
           () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(true), keyed)));
       plan.add(new Planned(Set.of("kafka"), () -> new Outbox4jBrokerDrain(database, new KafkaBenchBroker(true),
           keyed ? Outbox4jTables.KEYS : 0, 2, ClaimNames.REFERENCE)));
@@ -348,6 +350,27 @@ public final class BenchMain {
       plan.add(new Planned(Set.of("kafka-hot"), () -> new Outbox4jBrokerDrain(database,
           new KafkaBenchBroker(transactional), 3, 1, ClaimNames.REFERENCE)));
     }
+  }
+
+  /**
+   * Kafka Connect (groups {@code kafka} and {@code connect}): outbox4j's source connector, exactly once, with
+   * {@code tasks.max} 1 and 2, keyed, after the rows it is set against: the Kafka baseline and the relay's transactional
+   * mode, keyed, which group {@code connect} runs too.
+   */
+  private static void connectRows(List<Planned> plan, BenchDatabase database) {
+    for (int tasks : new int[] {1, 2}) {
+      plan.add(new Planned(Set.of("kafka", "connect"), () -> new ConnectorDrain(database, tasks)));
+    }
+  }
+
+  /** @return {@code groups}, and group {@code connect} when {@code also}: a row the connector's rows are set against */
+  private static Set<String> alsoConnect(boolean also, Set<String> groups) {
+    if (!also) {
+      return groups;
+    }
+    Set<String> more = new java.util.HashSet<>(groups);
+    more.add("connect");
+    return Set.copyOf(more);
   }
 
   /**

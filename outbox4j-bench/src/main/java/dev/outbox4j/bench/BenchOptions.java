@@ -49,7 +49,7 @@ record BenchOptions(
 
   /** The scenario groups, in the order they run. */
   static final List<String> GROUPS = List.of("ceiling", "outbox4j-drain", "gruelbox", "write", "e2e", "latency",
-      "notify-trigger", "claim", "kafka", "kafka-hot", "rabbitmq", "nats", "http", "large");
+      "notify-trigger", "claim", "kafka", "kafka-hot", "connect", "rabbitmq", "nats", "http", "large");
   /** The groups that have a MariaDB form, in the order they run. */
   static final List<String> MARIADB_GROUPS = List.of("ceiling", "outbox4j-drain", "write", "e2e", "latency", "large");
   /** The databases {@code --db} accepts. */
@@ -147,6 +147,8 @@ record BenchOptions(
             vs the JDK HttpClient at the transport's concurrency (16), unkeyed and keyed
           kafka-hot: Kafka, a backlog over 3 keys, transactional mode (runs of a key) vs the idempotent transport
             (one entry of a key in flight), beside the transactional unkeyed and keyed rows
+          connect: outbox4j's source connector on Kafka Connect (one in-process worker, exactly once, tasks.max 1
+            and 2), keyed, beside the Kafka baseline and the relay's transactional mode, keyed (kafka runs it too)
           --rows: only the scenarios of these ids (e.g. outbox4j-drain-delete) among the groups selected
           -Doutbox4j.bench.jfr=<dir> (a JVM property): a flight recording of each scenario's measured runs, <id>.jfr
           --help, -h: print this and exit

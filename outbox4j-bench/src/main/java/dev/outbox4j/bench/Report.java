@@ -262,6 +262,14 @@ final class Report {
           + " (informational)", "kafka-tx-outbox4j-" + kind + "-2workers", "kafka-outbox4j-" + kind,
           Metric.THROUGHPUT, true, Double.NaN));
     }
+    targets.add(new Target("Kafka Connect, keyed: outbox4j source connector, exactly once, tasks.max=1 / JDBC + client"
+        + " baseline", "kafka-connect-outbox4j-keyed", "kafka-raw-keyed", Metric.THROUGHPUT, true, 0.8));
+    targets.add(new Target("Kafka Connect, keyed: outbox4j source connector, exactly once, tasks.max=2 / JDBC + client"
+        + " baseline (informational)", "kafka-connect-outbox4j-keyed-2tasks", "kafka-raw-keyed", Metric.THROUGHPUT,
+        true, Double.NaN));
+    targets.add(new Target("Kafka Connect, keyed: outbox4j source connector, tasks.max=1 / the relay's transactional"
+        + " mode (informational)", "kafka-connect-outbox4j-keyed", "kafka-tx-outbox4j-keyed", Metric.THROUGHPUT, true,
+        Double.NaN));
     targets.add(new Target("Kafka, a backlog over 3 keys: transactional mode (runs of a key) / transactional unkeyed",
         "kafka-tx-outbox4j-3keys", "kafka-tx-outbox4j-unkeyed", Metric.THROUGHPUT, true, 0.5));
     targets.add(new Target("Kafka, a backlog over 3 keys: idempotent (one entry of a key in flight) / transactional"

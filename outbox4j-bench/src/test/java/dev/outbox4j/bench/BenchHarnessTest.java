@@ -193,6 +193,39 @@ class BenchHarnessTest {
   }
 
   @Test
+  void the_connector_puts_every_row_into_the_topic_once_and_retires_it_in_each_run() throws Exception {
+    try (ConnectorDrain connector = new ConnectorDrain(database, 2)) {
+      for (int run = 1; run <= 2; run++) { // the second run on a connector of its own, the first one's rows gone
+        connector.prepare(1_200);
+        assertThat(database.count(Outbox4jBrokerDrain.TABLE_PREFIX + "outbox")).isEqualTo(1_200);
+
+        assertThat(connector.execute(1_200).messages()).isEqualTo(1_200);
+        assertThat(database.count(Outbox4jBrokerDrain.TABLE_PREFIX + "outbox")).isZero();
+        assertThat(committedRecords(connector.topic())).isEqualTo(1_200L * run);
+      }
+    }
+  }
+
+  /** @return the records a {@code read_committed} reader sees in the topic, up to its end, each message id once */
+  private static long committedRecords(String topic) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    long records = 0;
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+        dev.outbox4j.kafka.EmbeddedKafka.shared().consumerFromStart(topic)) {
+      var end = consumer.endOffsets(consumer.assignment(), java.time.Duration.ofSeconds(30));
+      while (end.entrySet().stream().anyMatch(p -> consumer.position(p.getKey()) < p.getValue())) {
+        for (var record : consumer.poll(java.time.Duration.ofSeconds(1))) {
+          records++;
+          var id = record.headers().lastHeader(dev.outbox4j.kafka.KafkaTransport.DEFAULT_MESSAGE_ID_HEADER);
+          ids.add(id == null ? "no id " + records : new String(id.value(), UTF_8));
+        }
+      }
+    }
+    assertThat(ids).as("message ids").hasSize((int) records);
+    return records;
+  }
+
+  @Test
   void rows_pick_scenarios_by_id_among_the_groups() {
     BenchOptions picked = BenchOptions.parse(new String[] {"--rows", "outbox4j-drain-delete,ceiling-delete"});
 
@@ -236,7 +269,7 @@ class BenchHarnessTest {
         UTF_8));
 
     assertThat(code).isZero();
-    assertThat(out.toString(UTF_8)).startsWith("usage: BenchMain").contains("kafka,kafka-hot,rabbitmq,nats");
+    assertThat(out.toString(UTF_8)).startsWith("usage: BenchMain").contains("kafka,kafka-hot,connect,rabbitmq,nats");
     assertThat(err.toString(UTF_8)).isEmpty();
   }
 

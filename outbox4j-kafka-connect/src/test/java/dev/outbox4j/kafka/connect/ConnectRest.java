@@ -16,7 +16,7 @@ import org.awaitility.Awaitility;
  *
  * <p>Thread-safe.
  */
-final class ConnectRest {
+public final class ConnectRest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private final URI base;
@@ -26,17 +26,17 @@ final class ConnectRest {
   }
 
   /** Creates (or replaces) a connector with this configuration. */
-  void putConnector(String name, Map<String, String> config) {
+  public void putConnector(String name, Map<String, String> config) {
     send("PUT", "connectors/" + name + "/config", JSON.valueToTree(config).toString(), 200, 201);
   }
 
   /** Deletes the connector. */
-  void delete(String name) {
+  public void delete(String name) {
     send("DELETE", "connectors/" + name, null, 204);
   }
 
   /** @return the connector's status document */
-  JsonNode status(String name) {
+  public JsonNode status(String name) {
     return tree(send("GET", "connectors/" + name + "/status", null, 200));
   }
 
@@ -46,11 +46,11 @@ final class ConnectRest {
         JSON.valueToTree(config).toString(), 200));
   }
 
-  void pause(String name) {
+  public void pause(String name) {
     send("PUT", "connectors/" + name + "/pause", null, 202);
   }
 
-  void resume(String name) {
+  public void resume(String name) {
     send("PUT", "connectors/" + name + "/resume", null, 202);
   }
 
@@ -81,7 +81,7 @@ final class ConnectRest {
   }
 
   /** Waits until the connector and each of this many tasks is in {@code state} ({@code PAUSED}, {@code STOPPED}). */
-  void awaitState(String name, String state, int tasks) {
+  public void awaitState(String name, String state, int tasks) {
     Awaitility.await(name + " " + state + " with " + tasks + " tasks").atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() -> {
           JsonNode status = status(name);
@@ -95,7 +95,7 @@ final class ConnectRest {
   }
 
   /** Waits until the connector and this many tasks run. */
-  void awaitRunning(String name, int tasks) {
+  public void awaitRunning(String name, int tasks) {
     Awaitility.await(name + " running with " + tasks + " tasks").atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() -> {
           JsonNode status = status(name);

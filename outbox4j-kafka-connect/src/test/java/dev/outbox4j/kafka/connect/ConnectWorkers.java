@@ -17,7 +17,7 @@ import org.apache.kafka.connect.runtime.distributed.DistributedHerder;
  *
  * <p>Not thread-safe; the test closes it.
  */
-final class ConnectWorkers implements AutoCloseable {
+public final class ConnectWorkers implements AutoCloseable {
   private final Map<String, String> settings;
   private final List<Connect<DistributedHerder>> workers = new ArrayList<>();
 
@@ -63,7 +63,7 @@ final class ConnectWorkers implements AutoCloseable {
    * @param exactlyOnce whether the workers support exactly-once source tasks
    * @return the running cluster
    */
-  static ConnectWorkers start(EmbeddedKafka kafka, int count, boolean exactlyOnce) {
+  public static ConnectWorkers start(EmbeddedKafka kafka, int count, boolean exactlyOnce) {
     return start(workerSettings(kafka, exactlyOnce), count);
   }
 
@@ -99,7 +99,7 @@ final class ConnectWorkers implements AutoCloseable {
   }
 
   /** @return the REST API of the first running worker */
-  ConnectRest rest() {
+  public ConnectRest rest() {
     URI url = workers.get(0).rest().serverUrl();
     return new ConnectRest(url);
   }
