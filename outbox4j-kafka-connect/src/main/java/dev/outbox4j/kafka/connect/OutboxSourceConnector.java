@@ -50,6 +50,7 @@ public final class OutboxSourceConnector extends SourceConnector {
     for (int slot = 0; slot < maxTasks; slot++) {
       Map<String, String> task = new HashMap<>(settings);
       task.put(OutboxSourceTask.SLOT, Integer.toString(slot));
+      task.put(OutboxSourceTask.SLOTS, Integer.toString(maxTasks));
       tasks.add(task);
     }
     return tasks;

@@ -38,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * become a record Kafka accepts (and hand back the rest of its key's run, so nothing overtakes it), and return the
  * rest as records carrying this slot's partition and the poll's offset ({@link SourceOffsets}). With exactly once on,
  * Connect commits them and the offset in one transaction, then reports each record ({@link #commitRecord}) and calls
- * {@link #commit}, where the task retires the batch in the outbox (one fenced {@code markDelivered}).
+ * {@link #commit}, where the task retires the batch in the outbox (one fenced {@code markDelivered}). After a full
+ * batch, the connector's only task claims the next one meanwhile on a thread of its own ({@link NextBatch}): the next
+ * poll takes it once the last batch is settled, instead of claiming then.
  *
  * <h2>Why order holds across tasks</h2>
  * The store hands out at most one claim per key (a head and its run) at a time, and the key's next entry becomes
@@ -64,6 +66,10 @@ public final class OutboxSourceTask extends SourceTask {
   private static final System.Logger LOGGER = System.getLogger("dev.outbox4j.kafka.connect");
   /** The task setting that carries the task's slot. */
   static final String SLOT = "outbox.task.slot";
+  /** The task setting that carries how many tasks the connector runs. */
+  static final String SLOTS = "outbox.task.slots";
+  /** The longest a stopping task waits for its claim ahead to return, to hand the batch back. */
+  private static final Duration CLAIM_AHEAD_WAIT = Duration.ofSeconds(10);
 
   private final Clock clock;
   private final CountDownLatch stopping = new CountDownLatch(1);
@@ -78,6 +84,9 @@ public final class OutboxSourceTask extends SourceTask {
   private Map<String, Object> partition = Map.of();
   private Duration sendWindow = Duration.ZERO;
   private @Nullable TaskMetrics metrics;
+  private @Nullable NextBatch next;
+  /** Whether this task claims its next batch while Connect commits the last: the connector's only task does. */
+  private boolean claimAhead;
 
   /** For Connect, which instantiates tasks by class. */
   public OutboxSourceTask() {
@@ -110,6 +119,10 @@ public final class OutboxSourceTask extends SourceTask {
     records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),
         parsed.maxRecordBytes());
     metrics = TaskMetrics.of(context, inFlight::awaitingCount);
+    next = new NextBatch(slot);
+    // With more tasks, one task's claim already overlaps another's transaction, and claims ahead would hold the heads
+    // of more keys than a backlog behind few keys has: the others' claims would come back empty.
+    claimAhead = settings.getOrDefault(SLOTS, "").equals("1");
     // A crash between Kafka's commit and the outbox's leaves the last batch listed in this slot's committed offset.
     unsettledLanded.addAll(SourceOffsets.entriesOf(context.offsetStorageReader().offset(partition)));
     LOGGER.log(System.Logger.Level.INFO, "outbox task slot {0} started; {1} entries of its last committed batch to"
@@ -197,10 +210,14 @@ public final class OutboxSourceTask extends SourceTask {
     }
   }
 
-  private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) {
+  private List<SourceRecord> claimAndBuild(OutboxSourceConfig settings) throws InterruptedException {
     OutboxStore outbox = required(store);
-    Instant now = clock.instant();
-    List<Claim> claims = outbox.claim(settings.batchSize(), now, settings.lease(), settings.maxRun());
+    NextBatch.Claimed claimed = required(next).take();
+    if (claimed == null || claimed.claims().isEmpty()) {
+      claimed = claimNow(settings);
+    }
+    Instant now = claimed.at();
+    List<Claim> claims = claimed.claims();
     if (claims.isEmpty()) {
       return List.of();
     }
@@ -237,7 +254,18 @@ public final class OutboxSourceTask extends SourceTask {
       return List.of();
     }
     inFlight.sent(batch.claims());
+    if (claimAhead && claims.size() >= settings.batchSize()) {
+      // a backlog is probably waiting: claim it while Connect sends and commits these records
+      required(next).claimMeanwhile(() -> claimNow(settings));
+    }
     return batch.records();
+  }
+
+  /** Claims a batch now (on the task thread, or on the claim ahead's); its send window counts from here. */
+  private NextBatch.Claimed claimNow(OutboxSourceConfig settings) {
+    Instant now = clock.instant();
+    return new NextBatch.Claimed(required(store).claim(settings.batchSize(), now, settings.lease(),
+        settings.maxRun()), now);
   }
 
   /** The claims a poll sends and their records, in the same order. */
@@ -303,6 +331,11 @@ public final class OutboxSourceTask extends SourceTask {
     TaskMetrics published = metrics;
     if (published != null) {
       published.close(); // before the worker closes the producer: the task's next instance may start meanwhile
+    }
+    NextBatch ahead = next;
+    OutboxStore outbox = store;
+    if (ahead != null && outbox != null) {
+      ahead.close(outbox, CLAIM_AHEAD_WAIT); // nothing was sent of it: claimable again at once
     }
     HikariDataSource pool = dataSource;
     if (pool != null) {

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Three Connect workers, each a process of its own, drain one outbox with {@code tasks.max=2} and exactly-once
- * support while a random worker is SIGKILLed and started again, {@code outbox4j.connect.chaos.kills} times (profile
- * {@code connect-chaos}: 5; {@code connect-chaos-long}: 50); entries keep being written meanwhile. A
+ * Three Connect workers, each a process of its own, drain one outbox with {@code tasks.max=2} (or
+ * {@code -Doutbox4j.connect.chaos.tasks}: with 1, the only task claims ahead) and exactly-once support while a random
+ * worker is SIGKILLed and started again, {@code outbox4j.connect.chaos.kills} times (profile {@code connect-chaos}: 5;
+ * {@code connect-chaos-long}: 50); entries keep being written meanwhile. A
  * {@code read_committed} judge then counts lost, invented, duplicated and out-of-order records: all must be 0.
  * {@code -Doutbox4j.connect.chaos.exactlyOnce=false} runs the workers without exactly-once support and reports the
  * duplicates the kills caused (lost and invented must still be 0).
@@ -40,6 +41,7 @@ class OutboxSourceConnectorWorkerKillTest {
   void sigkilled_workers_lose_nothing_and_duplicate_nothing_with_exactly_once() throws Exception {
     int kills = Integer.getInteger("outbox4j.connect.chaos.kills");
     boolean exactlyOnce = !"false".equals(System.getProperty("outbox4j.connect.chaos.exactlyOnce"));
+    int tasks = Integer.getInteger("outbox4j.connect.chaos.tasks", 2);
     String topic = "connect-kill-" + UUID.randomUUID();
     KAFKA.createTopic(topic, 4);
     int batches = 2 * kills + 4;
@@ -49,14 +51,14 @@ class OutboxSourceConnectorWorkerKillTest {
         Judge judge = new Judge(KAFKA, topic);
         WorkerProcesses workers = WorkerProcesses.start(ConnectWorkers.workerSettings(KAFKA, exactlyOnce), 3)) {
       outbox.write(messages.subList(0, 2_000));
-      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(PREFIX, topic, 2);
+      Map<String, String> config = OutboxSourceConnectorExactlyOnceTest.connectorConfig(PREFIX, topic, tasks);
       if (!exactlyOnce) {
         config.remove("exactly.once.support");
       }
       config.put("producer.override.transaction.timeout.ms", "10000");
       config.put(OutboxSourceConfig.LEASE_MS, "40000");
       workers.rest(0).putConnector("kill", config);
-      workers.rest(0).awaitRunning("kill", 2);
+      workers.rest(0).awaitRunning("kill", tasks);
 
       int written = 2_000;
       long[] back = new long[kills]; // kill until the worker answers again
@@ -81,9 +83,9 @@ class OutboxSourceConnectorWorkerKillTest {
       judge.poll();
       long drained = Duration.ofNanos(System.nanoTime() - started).toSeconds() - killing;
       Judge.Verdict verdict = judge.verdict(OutboxSourceConnectorExactlyOnceTest.payloads(messages));
-      System.out.printf(Locale.ROOT, "connect chaos: workers=3 tasks=2 exactly once %s, kills=%d in %d s (%.1f s a"
-          + " kill), a killed worker answering again after %s; drained %d s later; %s%n", exactlyOnce ? "on" : "off",
-          kills, killing, (double) killing / kills, seconds(back), drained, verdict);
+      System.out.printf(Locale.ROOT, "connect chaos: workers=3 tasks=%d exactly once %s, kills=%d in %d s (%.1f s a"
+          + " kill), a killed worker answering again after %s; drained %d s later; %s%n", tasks,
+          exactlyOnce ? "on" : "off", kills, killing, (double) killing / kills, seconds(back), drained, verdict);
       if (exactlyOnce) {
         assertThat(verdict).isEqualTo(new Judge.Verdict(messages.size(), 0, 0, 0, 0));
       } else { // at least once: nothing lost or invented; the duplicates a kill caused are reported above

@@ -51,6 +51,12 @@ final class TaskOnH2 implements AutoCloseable {
     settings.put(OutboxSourceConfig.SETTLE_SLOTS, "2");
   }
 
+  /** Sets one of the task's settings, for the tasks started after. */
+  TaskOnH2 with(String setting, String value) {
+    settings.put(setting, value);
+    return this;
+  }
+
   /**
    * @param metrics the worker's plugin metrics for the task; {@code null} for a worker without them
    * @return a started task of slot 0
@@ -64,9 +70,14 @@ final class TaskOnH2 implements AutoCloseable {
 
   /** @return the messages written, {@code count} of them over two keys, in one committed transaction */
   List<Message> write(int count) throws SQLException {
+    return write(count, 2);
+  }
+
+  /** @return the messages written, {@code count} of them over {@code keys} keys round robin, in one transaction */
+  List<Message> write(int count, int keys) throws SQLException {
     List<Message> messages = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      String key = "k" + (i % 2);
+      String key = "k" + (i % keys);
       messages.add(Message.builder().withDestination("orders").withOrderingKey(key)
           .withPayload((key + ":" + i).getBytes(StandardCharsets.UTF_8)).build());
     }
