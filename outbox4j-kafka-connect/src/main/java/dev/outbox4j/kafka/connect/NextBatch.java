@@ -6,12 +6,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -29,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  *       slot's committed offset still lists every entry that may be in Kafka and not retired.
  *   <li><b>Send window.</b> It counts from this claim's start ({@link Claimed#at}): a batch that waited too long is
  *       handed back unsent by the poll's own checks.
- *   <li><b>Nothing held for nobody.</b> A task that stops hands the batch back ({@link #close}); a task that dies
- *       leaves a claim nothing was sent for, which its lease hands on.
+ *   <li><b>Nothing held for nobody.</b> A batch no poll takes within {@link #HOLD} of its claim (the connector was
+ *       paused, or Connect is slow to commit) is handed back, so a paused connector holds no claim for long; a task
+ *       that stops hands the batch back ({@link #close}); a task that dies leaves a claim nothing was sent for, which
+ *       its lease hands on.
  * </ul>
  *
  * <p>Thread-safe: the task thread claims and takes, Connect's thread stops the task.
@@ -48,27 +51,66 @@ final class NextBatch {
 
   /** The prefix of the claiming threads' names. */
   static final String THREAD_NAME = "outbox4j-connect-claim-ahead-";
+  /** How long a batch claimed ahead waits for a poll to take it, from its claim's start, before it is handed back. */
+  static final Duration HOLD = Duration.ofSeconds(10);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-  private final ExecutorService thread;
+  private final ScheduledExecutorService thread;
+  private final Duration hold;
+  private final Consumer<List<Claim>> handBack;
   private @Nullable Future<Claimed> pending;
+  private @Nullable Future<?> expiry;
 
   /**
    * @param slot the task's slot, in the claiming thread's name; the thread starts with the first claim ahead
+   * @param hold how long a batch claimed ahead waits for a poll ({@link #HOLD})
+   * @param handBack hands back claims nothing was sent for ({@link OutboxStore#release}), on the claiming thread
    */
-  NextBatch(int slot) {
+  NextBatch(int slot, Duration hold, Consumer<List<Claim>> handBack) {
     String name = THREAD_NAME + slot + "-" + INSTANCES.incrementAndGet();
-    this.thread = Executors.newSingleThreadExecutor(work -> {
-      Thread claiming = new Thread(work, name);
-      claiming.setDaemon(true);
-      return claiming;
+    this.hold = hold;
+    this.handBack = handBack;
+    ScheduledThreadPoolExecutor claiming = new ScheduledThreadPoolExecutor(1, work -> {
+      Thread daemon = new Thread(work, name);
+      daemon.setDaemon(true);
+      return daemon;
     });
+    claiming.setRemoveOnCancelPolicy(true); // a batch taken leaves no expiry waiting in the queue
+    claiming.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.thread = claiming;
   }
 
   /** Starts claiming the next batch on the claiming thread and returns at once; nothing while a claim is pending. */
   synchronized void claimMeanwhile(Supplier<Claimed> claim) {
     if (pending == null && !thread.isShutdown()) {
-      pending = thread.submit(claim::get);
+      Future<Claimed> claiming = thread.submit(claim::get);
+      pending = claiming;
+      // runs on the same thread, so never before the claim has returned
+      expiry = thread.schedule(() -> expire(claiming), hold.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Hands the batch back when no poll took it in time: nobody would send it. */
+  private void expire(Future<Claimed> claim) {
+    synchronized (this) {
+      if (pending != claim) {
+        return; // taken, or handed back by close
+      }
+      pending = null;
+      expiry = null;
+    }
+    try {
+      List<Claim> claims = claim.get().claims();
+      if (!claims.isEmpty()) {
+        handBack.accept(claims);
+        LOGGER.log(System.Logger.Level.DEBUG, "{0} entries claimed ahead and not taken within {1} handed back",
+            claims.size(), hold);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | RuntimeException e) {
+      LOGGER.log(System.Logger.Level.DEBUG, "a batch claimed ahead and not taken was not handed back; its entries"
+          + " are claimable again when their lease ends", e);
     }
   }
 
@@ -84,6 +126,10 @@ final class NextBatch {
     synchronized (this) {
       claim = pending;
       pending = null;
+      if (expiry != null) {
+        expiry.cancel(false);
+        expiry = null;
+      }
     }
     if (claim == null) {
       return null;
@@ -104,16 +150,19 @@ final class NextBatch {
   }
 
   /**
-   * Hands a batch claimed ahead back to the store (it was never sent) and ends the claiming thread.
+   * Hands a batch claimed ahead back (it was never sent) and ends the claiming thread.
    *
-   * @param store the task's store, still open
    * @param wait the longest to wait for a claim still running
    */
-  void close(OutboxStore store, Duration wait) {
+  void close(Duration wait) {
     Future<Claimed> claim;
     synchronized (this) {
       claim = pending;
       pending = null;
+      if (expiry != null) {
+        expiry.cancel(false);
+        expiry = null;
+      }
       thread.shutdown();
     }
     if (claim == null) {
@@ -122,7 +171,7 @@ final class NextBatch {
     try {
       List<Claim> claims = claim.get(wait.toMillis(), TimeUnit.MILLISECONDS).claims();
       if (!claims.isEmpty()) {
-        store.release(claims);
+        handBack.accept(claims);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -119,7 +119,7 @@ public final class OutboxSourceTask extends SourceTask {
     records = new OutboxRecords(parsed.topicMapping(), parsed.messageIdHeader(), parsed.contentTypeHeader(),
         parsed.maxRecordBytes());
     metrics = TaskMetrics.of(context, inFlight::awaitingCount);
-    next = new NextBatch(slot);
+    next = new NextBatch(slot, NextBatch.HOLD, jdbcStore::release);
     // With more tasks, one task's claim already overlaps another's transaction, and claims ahead would hold the heads
     // of more keys than a backlog behind few keys has: the others' claims would come back empty.
     claimAhead = settings.getOrDefault(SLOTS, "").equals("1");
@@ -333,9 +333,8 @@ public final class OutboxSourceTask extends SourceTask {
       published.close(); // before the worker closes the producer: the task's next instance may start meanwhile
     }
     NextBatch ahead = next;
-    OutboxStore outbox = store;
-    if (ahead != null && outbox != null) {
-      ahead.close(outbox, CLAIM_AHEAD_WAIT); // nothing was sent of it: claimable again at once
+    if (ahead != null) {
+      ahead.close(CLAIM_AHEAD_WAIT); // nothing was sent of it: claimable again at once
     }
     HikariDataSource pool = dataSource;
     if (pool != null) {
