@@ -122,15 +122,7 @@ final class NextBatch {
    * @throws InterruptedException when interrupted; the batch stays here, for {@link #close} to hand back
    */
   @Nullable Claimed take() throws InterruptedException {
-    Future<Claimed> claim;
-    synchronized (this) {
-      claim = pending;
-      pending = null;
-      if (expiry != null) {
-        expiry.cancel(false);
-        expiry = null;
-      }
-    }
+    Future<Claimed> claim = takePending();
     if (claim == null) {
       return null;
     }
@@ -149,6 +141,17 @@ final class NextBatch {
     }
   }
 
+  /** @return the claim ahead, now the caller's, its expiry cancelled; or {@code null} */
+  private synchronized @Nullable Future<Claimed> takePending() {
+    Future<Claimed> claim = pending;
+    pending = null;
+    if (expiry != null) {
+      expiry.cancel(false);
+      expiry = null;
+    }
+    return claim;
+  }
+
   /**
    * Hands a batch claimed ahead back (it was never sent) and ends the claiming thread.
    *
@@ -157,12 +160,7 @@ final class NextBatch {
   void close(Duration wait) {
     Future<Claimed> claim;
     synchronized (this) {
-      claim = pending;
-      pending = null;
-      if (expiry != null) {
-        expiry.cancel(false);
-        expiry = null;
-      }
+      claim = takePending();
       thread.shutdown();
     }
     if (claim == null) {
