@@ -181,6 +181,10 @@ public final class BenchMain {
     }
     if (postgres) {
       plan.add(new Planned(Set.of("outbox4j-drain"), () -> new Outbox4jDrain(database, false, 1, false, true)));
+      for (boolean keep : new boolean[] {false, true}) {
+        plan.add(new Planned(Set.of("outbox4j-drain"),
+            () -> new Outbox4jDrain(database, keep, 1, false).statementsPrepared()));
+      }
     }
     for (ClaimStrategy claims : postgres ? ClaimNames.alternatives() : List.<ClaimStrategy>of()) {
       for (int[] variant : new int[][] {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {0, 1, 1}}) { // keep, relays, keyed

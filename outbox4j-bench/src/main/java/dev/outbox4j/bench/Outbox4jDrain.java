@@ -35,6 +35,9 @@ final class Outbox4jDrain implements Scenario {
   private final BatchTimings timings = new BatchTimings();
   /** Set by {@link #oneCommitPerBatch}: an experiment, not the default configuration. */
   private boolean oneCommit;
+  /** Set by {@link #statementsPrepared}: an option, not the default configuration. */
+  private boolean prepared;
+  private final boolean postgres;
 
   Outbox4jDrain(BenchDatabase database, boolean keep, int relays, boolean keyed) throws Exception {
     this(database, keep, relays, keyed, false);
@@ -72,6 +75,7 @@ final class Outbox4jDrain implements Scenario {
     this.keyed = keyed;
     this.asyncCommit = asyncCommit;
     this.claims = claims;
+    this.postgres = !database.mariaDb();
     for (int i = 0; i < relays; i++) {
       HikariDataSource pool = database.pool("o4j-drain-" + i, 2, true,
           asyncCommit ? "SET synchronous_commit = off" : null);
@@ -79,8 +83,19 @@ final class Outbox4jDrain implements Scenario {
       if (i == 0) {
         tables.recreate(pool);
       }
-      Retention retention = keep ? Retention.keepFor(Duration.ofDays(1)) : Retention.deleteOnDelivery();
-      JdbcOutboxStore store = tables.store(pool, retention, claims);
+    }
+    buildRelays();
+  }
+
+  /** (Re)builds a store and a relay on each pool, as {@link #prepared} says. */
+  private void buildRelays() {
+    relayList.forEach(Relay::close);
+    stores.forEach(JdbcOutboxStore::close);
+    relayList.clear();
+    stores.clear();
+    Retention retention = keep ? Retention.keepFor(Duration.ofDays(1)) : Retention.deleteOnDelivery();
+    for (HikariDataSource pool : pools) {
+      JdbcOutboxStore store = tables.store(pool, retention, claims, prepared);
       stores.add(store);
       relayList.add(Relay.builder(store, new NoOpTransport(delivered))
           .withBatchSize(BATCH)
@@ -90,18 +105,41 @@ final class Outbox4jDrain implements Scenario {
   }
 
   /**
+   * Makes this row the relay with its store's statements prepared by pgjdbc
+   * ({@code JdbcOutboxStore.Builder.withPreparedStatements(true)}, for applications that reach PostgreSQL directly):
+   * what the unnamed statements of the default configuration cost a drain. Default claims, one relay, unordered only.
+   *
+   * @return this drain
+   */
+  Outbox4jDrain statementsPrepared() {
+    if (!postgres || claims != ClaimNames.REFERENCE || relays != 1 || keyed || asyncCommit || oneCommit
+        || payloadSize != Payloads.SIZE) {
+      throw new IllegalStateException("prepared statements are measured on PostgreSQL's plain one-relay rows only");
+    }
+    prepared = true;
+    buildRelays();
+    return this;
+  }
+
+  /**
    * Makes this row the experiment of {@code JdbcOutboxStore.useOneCommitPerBatch(true)}: the relays retire a full
    * batch's last confirmations in the next claim's transaction. Default claims, one relay, unordered only.
    *
    * @return this drain
    */
   Outbox4jDrain oneCommitPerBatch() {
-    if (claims != ClaimNames.REFERENCE || relays != 1 || keyed || asyncCommit || payloadSize != Payloads.SIZE) {
+    if (claims != ClaimNames.REFERENCE || relays != 1 || keyed || asyncCommit || prepared
+        || payloadSize != Payloads.SIZE) {
       throw new IllegalStateException("one commit per batch is measured on the plain one-relay rows only");
     }
     stores.forEach(store -> store.useOneCommitPerBatch(true));
     oneCommit = true;
     return this;
+  }
+
+  /** @return the relays' pools, one per relay (for tests) */
+  List<HikariDataSource> pools() {
+    return List.copyOf(pools);
   }
 
   @Override
@@ -120,6 +158,9 @@ final class Outbox4jDrain implements Scenario {
     if (oneCommit) {
       return keep ? "outbox4j-drain-one-commit-keep" : "outbox4j-drain-one-commit-delete";
     }
+    if (prepared) {
+      return keep ? "outbox4j-drain-prepared-keep" : "outbox4j-drain-prepared-delete";
+    }
     if (keyed) {
       return "outbox4j-drain-ordered";
     }
@@ -136,6 +177,7 @@ final class Outbox4jDrain implements Scenario {
         + (keep ? "keep (UPDATE)" : "delete")
         + (asyncCommit ? "; experiment: relay connections with synchronous_commit off" : "")
         + (oneCommit ? "; experiment: one commit per batch (useOneCommitPerBatch)" : "")
+        + (prepared ? "; statements prepared (withPreparedStatements)" : "")
         + (claims == ClaimNames.REFERENCE ? "" : "; claims as " + ClaimNames.words(claims))
         + (payloadSize == Payloads.SIZE ? "" : ", " + Payloads.words(payloadSize) + " payloads");
   }

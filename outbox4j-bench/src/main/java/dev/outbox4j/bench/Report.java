@@ -149,6 +149,13 @@ final class Report {
       targets.add(new Target("drain, " + mode + " mode: outbox4j with one commit per batch (experiment) / as shipped",
           "outbox4j-drain-one-commit-" + mode, "outbox4j-drain-" + mode, Metric.THROUGHPUT, true, Double.NaN));
     }
+    for (String mode : new String[] {"delete", "keep"}) {
+      targets.add(new Target("drain, " + mode + " mode: outbox4j with statements prepared (option) / as shipped",
+          "outbox4j-drain-prepared-" + mode, "outbox4j-drain-" + mode, Metric.THROUGHPUT, true, Double.NaN));
+      targets.add(new Target("drain, " + mode + " mode: outbox4j with statements prepared (option) / ceiling "
+          + (mode.equals("delete") ? "DELETE" : "UPDATE"), "outbox4j-drain-prepared-" + mode,
+          mode.equals("delete") ? "ceiling-delete" : "ceiling-update", Metric.THROUGHPUT, true, Double.NaN));
+    }
     targets.add(new Target("write, unkeyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-unkeyed",
         "write-raw-outbox", Metric.CPU, false, 1.05));
     targets.add(new Target("write, keyed: CPU per transaction, outbox4j / raw outbox row", "write-outbox4j-keyed",

@@ -3,13 +3,16 @@ package dev.outbox4j.bench;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox4j.jdbc.testing.RunDatabases;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -115,6 +118,55 @@ class BenchHarnessTest {
         assertThat(database.count("bench_o4j_outbox")).as(drain.id()).isEqualTo(keep ? 1_700 : 0);
       }
     }
+  }
+
+  @Test
+  void the_prepared_statements_rows_let_pgjdbc_prepare_the_relays_statements_and_retire_every_entry()
+      throws Exception {
+    // The tables' migration ran on the pool's connections before (its own statements may be prepared there).
+    try (Outbox4jDrain shipped = new Outbox4jDrain(database, false, 1, false)) {
+      shipped.prepare(3_000);
+      long before = preparedStatementsOf(shipped);
+      assertThat(shipped.execute(3_000).messages()).isEqualTo(3_000);
+      assertThat(preparedStatementsOf(shipped)).as("the default sends every statement unnamed").isEqualTo(before);
+    }
+    for (boolean keep : new boolean[] {false, true}) {
+      try (Outbox4jDrain drain = new Outbox4jDrain(database, keep, 1, false).statementsPrepared()) {
+        assertThat(drain.id()).isEqualTo("outbox4j-drain-prepared-" + (keep ? "keep" : "delete"));
+        drain.prepare(3_000);
+        long before = preparedStatementsOf(drain);
+
+        assertThat(drain.execute(3_000).messages()).as(drain.id()).isEqualTo(3_000);
+        assertThat(countWhere("bench_o4j_outbox", "status <> 'DELIVERED'")).as(drain.id()).isZero();
+        assertThat(database.count("bench_o4j_outbox")).as(drain.id()).isEqualTo(keep ? 3_000 : 0);
+        // six batches: from its fifth run on a connection, pgjdbc sends a statement as a named, prepared one
+        assertThat(preparedStatementsOf(drain)).as(drain.id()).isGreaterThan(before);
+      }
+    }
+  }
+
+  /** The server-side prepared statements of the drain's connections, each of its pool's connections held at once. */
+  private static long preparedStatementsOf(Outbox4jDrain drain) throws SQLException {
+    long prepared = 0;
+    for (HikariDataSource pool : drain.pools()) {
+      List<Connection> held = new ArrayList<>();
+      try {
+        for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
+          Connection connection = pool.getConnection();
+          held.add(connection);
+          try (Statement statement = connection.createStatement();
+              ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_prepared_statements")) {
+            rows.next();
+            prepared += rows.getLong(1);
+          }
+        }
+      } finally {
+        for (Connection connection : held) {
+          connection.close();
+        }
+      }
+    }
+    return prepared;
   }
 
   @Test
