@@ -50,13 +50,16 @@ import java.util.UUID;
  *     client's statement), each a failed claim or completion; -1 without a pooler
  * @param operator with an operator at work during the run: what it did, and what the judge made of its discards;
  *     {@code null} without one
+ * @param combinedSteps with relays retiring a batch in the next claim's transaction
+ *     ({@code JdbcOutboxStore.useOneCommitPerBatch}): how many such steps they took ({@code COMBINED_STEP} lines,
+ *     every incarnation); -1 without it
  */
 record ChaosReport(String label, long committed, long rolledBack, long received, long lost, long vanished,
     long rolledBackDelivered, long unknownDelivered, long orderViolations, long duplicates, long lateCopies,
     long stuck, long quarantined, long claimsLost, long frozenRefused, long frozenUnsent, int relayKills,
     int selfKills, int relayCrashes, long abortedCopies, long seconds, long refusingPaused, long refusingMaxAttempts,
     long refusingRefused,
-    long statementFailures, @org.jspecify.annotations.Nullable OperatorFigures operator) {
+    long statementFailures, @org.jspecify.annotations.Nullable OperatorFigures operator, long combinedSteps) {
 
   /**
    * What an operator did during the run, and how its discards came out.
@@ -251,6 +254,7 @@ record ChaosReport(String label, long committed, long rolledBack, long received,
         + (refusingPaused < 0 ? "" : " refusingDestination(refused=" + refusingRefused + " paused=" + refusingPaused
             + " maxAttempts=" + refusingMaxAttempts + ")")
         + (statementFailures < 0 ? "" : " statementFailures=" + statementFailures)
+        + (combinedSteps < 0 ? "" : " combinedSteps=" + combinedSteps)
         + (operator == null ? "" : " operator(actions=" + operator.actions() + " failed=" + operator.failures()
             + " parked=" + operator.parked() + " requeued=" + operator.requeued() + " discarded="
             + operator.discarded() + " deliveredAfterDiscard=" + operator.deliveredAfterDiscard()

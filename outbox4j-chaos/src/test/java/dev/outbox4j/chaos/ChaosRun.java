@@ -65,6 +65,8 @@ final class ChaosRun {
   private final @Nullable Refusal refusal;
   /** Production's settings: relays through PgBouncer, an operator at work, every deleted outbox row recorded. */
   private final boolean production;
+  /** Whether the relays retire a full batch in the next claim's transaction (one commit per batch). */
+  private final boolean oneCommitPerBatch;
 
   /** The destination that refuses everything in a run with {@link #refusing}. */
   static final String REFUSING_DESTINATION = "refusing";
@@ -82,6 +84,12 @@ final class ChaosRun {
 
   private ChaosRun(ChaosScenario scenario, @Nullable ClaimStrategy claims, String label, long seed,
       @Nullable Refusal refusal, boolean production) {
+    this(scenario, claims, label, seed, refusal, production, false);
+  }
+
+  private ChaosRun(ChaosScenario scenario, @Nullable ClaimStrategy claims, String label, long seed,
+      @Nullable Refusal refusal, boolean production, boolean oneCommitPerBatch) {
+    this.oneCommitPerBatch = oneCommitPerBatch;
     this.refusing = refusal != null;
     this.refusal = refusal;
     this.production = production;
@@ -108,6 +116,20 @@ final class ChaosRun {
   static ChaosReport run(String label, ChaosScenario scenario, @Nullable ClaimStrategy claims,
       BiFunction<ChildProcesses, Path, ChaosDatabase> database, ChaosConsumer consumer, long seed) {
     return new ChaosRun(scenario, claims, label, seed, null, false).execute(database, consumer);
+  }
+
+  /**
+   * Runs a scenario with relays that retire a full batch's last confirmations in the next claim's transaction
+   * ({@code JdbcOutboxStore.useOneCommitPerBatch(true)}): one commit per batch, through every usual fault. The relays
+   * run two workers each, with batches of 10, so that they take the step often. Each relay prints a line per step, and
+   * the report counts them.
+   *
+   * @return the report, with the steps taken
+   */
+  static ChaosReport runWithOneCommitPerBatch(String label, ScenarioAndDatabase setup, ChaosConsumer consumer,
+      long seed) {
+    return new ChaosRun(setup.scenario(), setup.claims(), label, seed, null, false, true)
+        .execute(setup.database(), consumer);
   }
 
   /**
@@ -166,7 +188,8 @@ final class ChaosRun {
       TcpProxy proxy = startedProxy != null ? startedProxy : consumer.ownProxy();
       String runLabel = database.kind() + "/" + consumer.label() + "/" + scenario.form()
           + (claims == null ? "/rolling-switch" : "/" + claims.name().toLowerCase(Locale.ROOT))
-          + (production ? "/production_settings" : refusing ? "/refusing_destination" : "");
+          + (production ? "/production_settings" : refusing ? "/refusing_destination" : "")
+          + (oneCommitPerBatch ? "/one_commit_per_batch" : "");
       if (refusing) {
         Files.createDirectories(directory);
       }
@@ -282,7 +305,8 @@ final class ChaosRun {
           fleet.selfKills, fleet.crashes, abortedCopies, Duration.ofNanos(System.nanoTime() - started).toSeconds(),
           refusing ? fleet.refusingPaused() : -1, refusing ? refusingMaxAttempts(database) : -1,
           refusing ? fleet.refusingRefused() : -1,
-          bouncer != null ? fleet.statementFailures() : -1, operatorFigures);
+          bouncer != null ? fleet.statementFailures() : -1, operatorFigures,
+          oneCommitPerBatch ? fleet.combinedSteps() : -1);
       examples.forEach(example -> log("example: " + example));
       keepSummary(report.summary(), seed);
       return report;
@@ -720,6 +744,13 @@ final class ChaosRun {
       args.put("retryCap", scenario.retryCap());
       args.put("maxAttempts", scenario.maxAttempts());
       args.put("giveUpAfter", scenario.giveUpAfter());
+      if (oneCommitPerBatch) {
+        // Two workers take the step whatever the transport (one worker claims ahead instead while answers are awaited),
+        // and batches of 10 are full often at the writers' rate: the step is taken on every full batch.
+        args.put("oneCommitPerBatch", true);
+        args.put("workers", 2);
+        args.put("batchSize", 10);
+      }
       List<String> arguments = new ArrayList<>(ChildArguments.of(args));
       arguments.addAll(consumer.relayArguments(proxy.port()));
       if (r == 0) {
@@ -916,6 +947,12 @@ final class ChaosRun {
     long refusingPaused() {
       return relayLogs.stream().mapToLong(log -> lines(log).stream()
           .filter(line -> line.startsWith("DESTINATION_PAUSED " + REFUSING_DESTINATION + " ")).count()).sum();
+    }
+
+    /** @return the steps that retired a batch in the next claim's transaction ({@code COMBINED_STEP} lines) */
+    long combinedSteps() {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream()
+          .filter(line -> line.startsWith("COMBINED_STEP ")).count()).sum();
     }
 
     /** @return the relays' prepared-statement failures ({@code STATEMENT_FAILURE} lines, every incarnation) */

@@ -12,10 +12,15 @@ import dev.outbox4j.jdbc.JdbcOutboxStore;
 import dev.outbox4j.kafka.KafkaTransport;
 import dev.outbox4j.memory.InProcessTransport;
 import dev.outbox4j.rabbitmq.RabbitMqTransport;
+import dev.outbox4j.spi.DeliveredAndClaimed;
 import dev.outbox4j.spi.DeliveryOutcome;
+import dev.outbox4j.spi.OutboxStore;
 import dev.outbox4j.spi.Retention;
 import dev.outbox4j.spi.Transport;
 import java.io.PrintStream;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,6 +44,8 @@ import javax.sql.DataSource;
  * itself after a confirmation when that flag file appears ({@link SelfKillingTransport}); with {@code refuseFlag}, one destination is refused
  * while the flag file exists ({@link RefusingDestinationTransport}). {@code claims} names the store's
  * {@link ClaimStrategy} ({@code leased-rows} or {@code leased-batches}; the database's default when not given).
+ * With {@code oneCommitPerBatch}, the store retires a full batch in the next claim's transaction, and the relay prints a
+ * {@code COMBINED_STEP} line per such step. {@code workers} and {@code batchSize} default to 1 and 100.
  */
 public final class RelayMain {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -76,7 +83,7 @@ public final class RelayMain {
     RetryPolicy retry = RetryPolicy.exponential().withBase(args.duration("retryBase"))
         .withCap(args.duration("retryCap")).withMaxAttempts(args.integer("maxAttempts"))
         .withGiveUpAfter(args.duration("giveUpAfter")).build();
-    var builder = Relay.builder(store, transport);
+    var builder = Relay.builder(args.has("oneCommitPerBatch") ? oneCommitPerBatch(store) : store, transport);
     if (args.optional("outageCap") != null) {
       builder.withOutageBackoff(args.duration("outageBase"), args.duration("outageCap"));
     }
@@ -84,7 +91,8 @@ public final class RelayMain {
         .withLease(lease)
         .withDeliveryTimeout(deliveryTimeout)
         .withRetryPolicy(retry)
-        .withBatchSize(100)
+        .withBatchSize(args.has("batchSize") ? args.integer("batchSize") : 100)
+        .withWorkers(args.has("workers") ? args.integer("workers") : 1)
         .withPollInterval(Duration.ofMillis(5), Duration.ofMillis(200))
         .onEvent(new EventLines())
         .build();
@@ -98,6 +106,31 @@ public final class RelayMain {
     OUT.println("RELAY_STARTED " + name + " lease=" + lease.toMillis() + " deliveryTimeout="
         + deliveryTimeout.toMillis() + " claims=" + store.claimStrategy() + " retry=" + retry);
     new CountDownLatch(1).await(); // runs until killed
+  }
+
+  /**
+   * Turns on the store's one commit per batch ({@code useOneCommitPerBatch}) and returns a view of the store that
+   * prints a {@code COMBINED_STEP} line for each step the relay takes (the suite counts them: a run whose relays never
+   * took one proves nothing about it).
+   */
+  private static OutboxStore oneCommitPerBatch(JdbcOutboxStore store) {
+    store.useOneCommitPerBatch(true);
+    InvocationHandler handler = (proxy, method, methodArgs) -> {
+      Object result;
+      try {
+        result = method.invoke(store, methodArgs);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+      if (method.getName().equals("markDeliveredAndClaim")) {
+        DeliveredAndClaimed step = (DeliveredAndClaimed) result;
+        OUT.println("COMBINED_STEP " + Instant.now() + " retired=" + ((java.util.Collection<?>) methodArgs[0]).size()
+            + " lost=" + step.lost().size() + " claimed=" + step.claims().size());
+      }
+      return result;
+    };
+    return (OutboxStore) Proxy.newProxyInstance(RelayMain.class.getClassLoader(),
+        new Class<?>[] {OutboxStore.class}, handler);
   }
 
   private static Duration max(Duration a, Duration b) {

@@ -238,7 +238,7 @@ final class TwoOutboxesRun {
         delivery.rolledBackDelivered(), delivery.unknownDelivered(), delivery.orderViolations(),
         delivery.duplicates(), delivery.lateCopies(), stuck, statuses.getOrDefault("QUARANTINED", 0L), 0, 0, 0,
         relays.kills, 0, relays.crashes, -1, Duration.ofNanos(System.nanoTime() - started).toSeconds(), -1, -1, -1,
-        -1, null);
+        -1, null, -1);
   }
 
   /** @return the first arrival of every message the consumer received */
