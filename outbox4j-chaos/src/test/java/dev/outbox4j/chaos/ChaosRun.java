@@ -939,26 +939,22 @@ final class ChaosRun {
 
     /** @return how many deliveries to the refusing destination the relays refused ({@code REFUSED} lines) */
     long refusingRefused() {
-      return relayLogs.stream().mapToLong(log -> lines(log).stream()
-          .filter(line -> line.startsWith("REFUSED " + REFUSING_DESTINATION + " ")).count()).sum();
+      return linesStartingWith("REFUSED " + REFUSING_DESTINATION + " ");
     }
 
     /** @return how often the relays (every incarnation) paused the refusing destination */
     long refusingPaused() {
-      return relayLogs.stream().mapToLong(log -> lines(log).stream()
-          .filter(line -> line.startsWith("DESTINATION_PAUSED " + REFUSING_DESTINATION + " ")).count()).sum();
+      return linesStartingWith("DESTINATION_PAUSED " + REFUSING_DESTINATION + " ");
     }
 
     /** @return the steps that retired a batch in the next claim's transaction ({@code COMBINED_STEP} lines) */
     long combinedSteps() {
-      return relayLogs.stream().mapToLong(log -> lines(log).stream()
-          .filter(line -> line.startsWith("COMBINED_STEP ")).count()).sum();
+      return linesStartingWith("COMBINED_STEP ");
     }
 
     /** @return the relays' prepared-statement failures ({@code STATEMENT_FAILURE} lines, every incarnation) */
     long statementFailures() {
-      return relayLogs.stream().mapToLong(log -> lines(log).stream()
-          .filter(line -> line.startsWith("STATEMENT_FAILURE ")).count()).sum();
+      return linesStartingWith("STATEMENT_FAILURE ");
     }
 
     /** @return the first few distinct prepared-statement failures, for the run's examples */
@@ -977,6 +973,12 @@ final class ChaosRun {
       relayLogs.forEach(log -> lines(log).stream().filter(line -> line.startsWith("QUARANTINED "))
           .map(line -> line.split(" ")[1]).forEach(id -> ids.add(UUID.fromString(id))));
       return ids;
+    }
+
+    /** @return the lines of every relay log (every incarnation) that start with {@code prefix} */
+    private long linesStartingWith(String prefix) {
+      return relayLogs.stream().mapToLong(log -> lines(log).stream().filter(line -> line.startsWith(prefix)).count())
+          .sum();
     }
 
     private long claimsLostIn(Path log) {
